@@ -1,0 +1,55 @@
+package billing_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/billing/billingtest"
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+func TestBunStore(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		tenants := tenancy.NewBunStore(db)
+		for _, tn := range []tenancy.Tenant{
+			{ID: billingtest.TenantA, Slug: "tenant-a", Name: "Tenant A"},
+			{ID: billingtest.TenantB, Slug: "tenant-b", Name: "Tenant B"},
+		} {
+			tn.PlanID, tn.Seats, tn.CreatedAt = catalog.PlanFree, 2, time.Now().UTC()
+			if err := tenants.CreateTenant(ctx, tn); err != nil {
+				t.Fatalf("create tenant: %v", err)
+			}
+		}
+		billingtest.Run(t, func(t *testing.T) billing.Store {
+			// One database per dialect; each case starts from empty tables.
+			for _, table := range []string{"invoices", "invoice_sequences"} {
+				if _, err := db.NewDelete().TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
+					t.Fatalf("empty %s: %v", table, err)
+				}
+			}
+			return billing.NewBunStore(db)
+		})
+	}, tenancy.Migrations(), billing.Migrations())
+}
+
+func TestMemStore(t *testing.T) {
+	billingtest.Run(t, func(t *testing.T) billing.Store { return newMemStore() })
+}
+
+func TestBunStoreUnknownTenant(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		s := billing.NewBunStore(db)
+		inv := billing.Invoice{ID: "inv_01jd0000000000000000000000", TenantID: "ten_nobody", Number: "INV-000001",
+			Status: billing.StatusDraft, Currency: "USD", CreatedAt: time.Now().UTC()}
+		if err := s.CreateInvoice(context.Background(), inv); err == nil {
+			t.Fatal("CreateInvoice for an unknown tenant succeeded")
+		}
+	}, tenancy.Migrations(), billing.Migrations())
+}

@@ -1,0 +1,20 @@
+package billing
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed migrations
+var migrationsFS embed.FS
+
+// Migrations returns the billing schema for both dialects (folders
+// "postgres" and "sqlite"), for database.Migrate. Apply it after
+// tenancy.Migrations, whose tenants table it references.
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationsFS, "migrations")
+	if err != nil {
+		panic(err) // the folder is embedded above; unreachable
+	}
+	return sub
+}

@@ -1,0 +1,262 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/id"
+)
+
+// Entitlements is what billing asks of tenancy before it creates: whether
+// the tenant's plan has the invoices module, and whether its monthly
+// invoice limit has room. *tenancy.Service implements it.
+type Entitlements interface {
+	// RequireModule returns nil when module is on for the tenant, else an
+	// error wrapping tenancy.ErrModuleDisabled.
+	RequireModule(ctx context.Context, tenantID, module string) error
+	// Consume uses n units of a metered feature in the current period, on
+	// the transaction in ctx, so that the unit is spent only if the
+	// caller's work commits. It returns an error wrapping
+	// tenancy.ErrLimitExceeded when the tenant's limit would be passed,
+	// under any concurrency.
+	Consume(ctx context.Context, tenantID, feature string, n int64) error
+}
+
+// Tx runs fn in a database transaction carried by the context fn receives,
+// or in a savepoint of the one ctx already carries, and commits only if fn
+// returns nil. The server passes
+//
+//	func(ctx context.Context, fn func(context.Context) error) error {
+//		return database.RunInTx(ctx, db, fn)
+//	}
+//
+// fn's error must come back unwrapped so that errors.Is still matches it.
+type Tx func(ctx context.Context, fn func(ctx context.Context) error) error
+
+// Service holds the rules of invoicing: validation and totals, numbering,
+// limits, the lifecycle, and the money a payment provider reports.
+type Service struct {
+	store Store
+	ent   Entitlements
+	tx    Tx
+	now   func() time.Time
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock makes the service read time from now (tests use a fixed clock).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// NewService returns a Service on store that checks modules and limits
+// with ent and runs each operation as one transaction with tx. A nil tx
+// runs operations without one, which is only right for a Store that has no
+// transactions and a single process (an in-memory store in tests).
+func NewService(store Store, ent Entitlements, tx Tx, opts ...Option) *Service {
+	s := &Service{store: store, ent: ent, tx: tx, now: time.Now}
+	if s.tx == nil {
+		s.tx = func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// clock returns the current time as stored: UTC, to the microsecond (what
+// Postgres keeps), so that what a method returns equals what Get reads back.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// FormatNumber is how an invoice's sequence number is shown: "INV-000042".
+// Numbers past 999999 simply grow longer.
+func FormatNumber(n int64) string { return fmt.Sprintf("INV-%06d", n) }
+
+// Create validates in, computes the invoice's amounts, and stores it with
+// the tenant's next number, as draft or (by default) open. In one
+// transaction it spends one unit of the tenant's monthly
+// collections.invoices limit, takes the next number and inserts, so that
+// concurrent creates never pass the limit, never share a number and leave
+// no gap. An invoice created open is finalized at once, and one with a
+// total of 0 is paid at once (nothing is due).
+//
+// Errors: *InvalidError (ErrInvalid); an error wrapping
+// tenancy.ErrModuleDisabled when the collections.invoices module is off;
+// one wrapping tenancy.ErrLimitExceeded when the month's limit is reached.
+func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceInput) (Invoice, error) {
+	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
+		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
+	}
+	d, err := validateCreate(in)
+	if err != nil {
+		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
+	}
+	now := s.clock()
+	inv := Invoice{
+		ID: id.New(id.Invoice), TenantID: tenantID, Status: StatusDraft,
+		Customer: d.customer, Currency: d.currency, LineItems: d.lines,
+		Subtotal: d.subtotal, Tax: d.tax, Total: d.total,
+		DueDate: d.dueDate, Memo: d.memo, Metadata: d.metadata, CreatedAt: now,
+	}
+	inv.settle(now)
+	if d.status == StatusOpen {
+		inv.finalize(now)
+	}
+	err = s.tx(ctx, func(ctx context.Context) error {
+		if err := s.ent.Consume(ctx, tenantID, catalog.FeatureInvoices, 1); err != nil {
+			return err
+		}
+		n, err := s.store.NextNumber(ctx, tenantID)
+		if err != nil {
+			return err
+		}
+		inv.Number = FormatNumber(n)
+		return s.store.CreateInvoice(ctx, inv)
+	})
+	if err != nil {
+		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
+	}
+	return inv, nil
+}
+
+// Get returns the tenant's invoice with id. ErrNotFound when the tenant
+// has none, whoever else might.
+func (s *Service) Get(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
+	if !id.Valid(id.Invoice, invoiceID) {
+		return Invoice{}, fmt.Errorf("billing: invoice %q: %w", invoiceID, ErrNotFound)
+	}
+	inv, err := s.store.Invoice(ctx, tenantID, invoiceID)
+	if err != nil {
+		return Invoice{}, fmt.Errorf("billing: invoice %s: %w", invoiceID, err)
+	}
+	return inv, nil
+}
+
+// List returns a page of the tenant's invoices, newest first, and whether
+// there are more (continue with f.Before set to the last id). f.Limit is
+// clamped to 1..MaxListLimit (0 means DefaultListLimit). *InvalidError for
+// an unknown status ("status"), an absurd email ("customer_email") or a
+// Before that is no invoice id ("cursor").
+func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]Invoice, bool, error) {
+	fe := fieldErrors{}
+	if f.Status != "" && !Status(f.Status).Valid() {
+		fe.add("status", "must be one of: draft, open, paid, void, uncollectible")
+	}
+	if f.CustomerEmail != "" {
+		f.CustomerEmail = strings.ToLower(strings.TrimSpace(f.CustomerEmail))
+		if msg := checkText(f.CustomerEmail, 1, MaxEmailLen); msg != "" {
+			fe.add("customer_email", "%s", msg)
+		}
+	}
+	if f.Before != "" && !id.Valid(id.Invoice, f.Before) {
+		fe.add("cursor", "is not an invoice position")
+	}
+	if err := fe.err(); err != nil {
+		return nil, false, fmt.Errorf("billing: list invoices: %w", err)
+	}
+	switch {
+	case f.Limit <= 0:
+		f.Limit = DefaultListLimit
+	case f.Limit > MaxListLimit:
+		f.Limit = MaxListLimit
+	}
+	page, more, err := s.store.ListInvoices(ctx, tenantID, f)
+	if err != nil {
+		return nil, false, fmt.Errorf("billing: list invoices: %w", err)
+	}
+	return page, more, nil
+}
+
+// TenantOf returns the tenant that owns the invoice with id, for callers
+// that know only an invoice id, such as a payment provider's webhook.
+// ErrNotFound when no tenant has it.
+func (s *Service) TenantOf(ctx context.Context, invoiceID string) (string, error) {
+	if !id.Valid(id.Invoice, invoiceID) {
+		return "", fmt.Errorf("billing: invoice %q: %w", invoiceID, ErrNotFound)
+	}
+	tenantID, err := s.store.InvoiceTenant(ctx, invoiceID)
+	if err != nil {
+		return "", fmt.Errorf("billing: invoice %s: %w", invoiceID, err)
+	}
+	return tenantID, nil
+}
+
+// Finalize moves a draft to open: it is owed from now on (finalized_at),
+// and paid at once if its total is 0. *TransitionError (ErrConflict)
+// unless the invoice is a draft; ErrNotFound; an error wrapping
+// tenancy.ErrModuleDisabled when the module is off.
+func (s *Service) Finalize(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
+	return s.transition(ctx, tenantID, invoiceID, "finalize", StatusOpen)
+}
+
+// Void cancels an open invoice: nothing is owed any more (amount_due 0).
+// *TransitionError (ErrConflict) unless the invoice is open; ErrNotFound;
+// an error wrapping tenancy.ErrModuleDisabled when the module is off.
+func (s *Service) Void(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
+	return s.transition(ctx, tenantID, invoiceID, "void", StatusVoid)
+}
+
+// MarkUncollectible writes an open invoice off as a bad debt; amount_due
+// still shows what was not paid. *TransitionError (ErrConflict) unless the
+// invoice is open; ErrNotFound; an error wrapping
+// tenancy.ErrModuleDisabled when the module is off.
+func (s *Service) MarkUncollectible(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
+	return s.transition(ctx, tenantID, invoiceID, "mark uncollectible", StatusUncollectible)
+}
+
+// transition applies one of the tenant's own status changes under the
+// invoice's row lock.
+func (s *Service) transition(ctx context.Context, tenantID, invoiceID, action string, to Status) (Invoice, error) {
+	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
+		return Invoice{}, fmt.Errorf("billing: %s %s: %w", action, invoiceID, err)
+	}
+	inv, err := s.update(ctx, tenantID, invoiceID, func(inv *Invoice, now time.Time) error {
+		if !CanTransition(inv.Status, to) {
+			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: action}
+		}
+		if to == StatusOpen {
+			inv.finalize(now)
+			return nil
+		}
+		inv.Status = to
+		inv.settle(now)
+		return nil
+	})
+	if err != nil {
+		return Invoice{}, fmt.Errorf("billing: %s %s: %w", action, invoiceID, err)
+	}
+	return inv, nil
+}
+
+// update runs a read-modify-write of one invoice in a transaction, holding
+// the invoice's lock from the read to the write.
+func (s *Service) update(ctx context.Context, tenantID, invoiceID string, change func(inv *Invoice, now time.Time) error) (Invoice, error) {
+	if !id.Valid(id.Invoice, invoiceID) {
+		return Invoice{}, ErrNotFound
+	}
+	var inv Invoice
+	err := s.tx(ctx, func(ctx context.Context) error {
+		var err error
+		inv, err = s.store.InvoiceForUpdate(ctx, tenantID, invoiceID)
+		if err != nil {
+			return err
+		}
+		if err := change(&inv, s.clock()); err != nil {
+			return err
+		}
+		return s.store.UpdateInvoice(ctx, inv)
+	})
+	if err != nil {
+		return Invoice{}, err
+	}
+	return inv, nil
+}
+
+// finalize opens a draft at now, settling it (a total of 0 is paid at once).
+func (inv *Invoice) finalize(now time.Time) {
+	inv.Status = StatusOpen
+	inv.FinalizedAt = &now
+	inv.settle(now)
+}

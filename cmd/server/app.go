@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/idempotency"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// app is what every subcommand works with: the database, the catalog and
+// the domain services, wired once.
+type app struct {
+	cfg     config
+	log     zerolog.Logger
+	db      *bun.DB
+	catalog *catalog.Catalog
+	tenancy *tenancy.Service
+}
+
+// migrationSources lists every domain's migrations in schema order.
+func migrationSources() []database.Source {
+	return []database.Source{idempotency.Migrations(), tenancy.Migrations()}
+}
+
+// newLogger builds the zerolog logger the config asks for.
+func newLogger(cfg config, w io.Writer) (zerolog.Logger, error) {
+	level, err := zerolog.ParseLevel(strings.ToLower(cfg.LogLevel))
+	if err != nil || cfg.LogLevel == "" {
+		return zerolog.Logger{}, fmt.Errorf("log level %q: want debug, info, warn or error", cfg.LogLevel)
+	}
+	switch cfg.LogFormat {
+	case "json":
+	case "console":
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
+	default:
+		return zerolog.Logger{}, fmt.Errorf("log format %q: want json or console", cfg.LogFormat)
+	}
+	return zerolog.New(w).Level(level).With().Timestamp().Logger(), nil
+}
+
+// openApp opens the database, migrates it when asked, loads the catalog and
+// builds the services.
+func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*app, error) {
+	log, err := newLogger(cfg, logOut)
+	if err != nil {
+		return nil, err
+	}
+	cat := catalog.Default()
+	if cfg.Catalog != "" {
+		if cat, err = catalog.Load(cfg.Catalog); err != nil {
+			return nil, err
+		}
+	}
+	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if migrate {
+		n, err := database.Migrate(ctx, db, migrationSources()...)
+		if err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		if n > 0 {
+			log.Info().Int("applied", n).Msg("migrations applied")
+		}
+	}
+	a := &app{cfg: cfg, log: log, db: db, catalog: cat}
+	a.tenancy = tenancy.NewService(tenancy.NewBunStore(db), cat)
+	return a, nil
+}
+
+// ready is the readiness check: the database answers and has no pending
+// migrations. Its messages are safe to show to anyone.
+func (a *app) ready(ctx context.Context) error {
+	if err := a.db.PingContext(ctx); err != nil {
+		a.log.Warn().Err(err).Msg("readiness: database unreachable")
+		return errors.New("database unreachable")
+	}
+	n, err := database.Pending(ctx, a.db, migrationSources()...)
+	if err != nil {
+		a.log.Warn().Err(err).Msg("readiness: migration status unknown")
+		return errors.New("migration status unknown")
+	}
+	if n > 0 {
+		return fmt.Errorf("%d migrations pending", n)
+	}
+	return nil
+}
+
+func (a *app) close() error { return a.db.Close() }
+
+// main runs the CLI and exits with its status.
+func main() {
+	ctx, stop := signalContext()
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}

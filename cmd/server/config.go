@@ -1,0 +1,111 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// config is the server's configuration, from flags with TENANTKIT_*
+// environment variables as their defaults.
+type config struct {
+	Addr           string
+	DatabaseURL    string
+	Catalog        string
+	WebhookSecrets []string
+	JWTSecret      string
+	JWTJWKSURL     string
+	JWTIssuer      string
+	JWTAudience    string
+	CSRFSecret     string
+	RateLimit      float64
+	RateBurst      int
+	MaxBodyBytes   int64
+	LogLevel       string
+	LogFormat      string
+	RedisURL       string
+	TrustedProxies []string
+	Migrate        bool
+	Demo           bool
+	JSON           bool
+}
+
+// Defaults for an unconfigured server: SQLite next to the binary, :8080.
+const (
+	defaultAddr        = ":8080"
+	defaultDatabaseURL = "sqlite:./tenantkit.db"
+)
+
+// env reads TENANTKIT_<name>, or def.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv("TENANTKIT_" + name); ok {
+		return v
+	}
+	return def
+}
+
+func list(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// commonFlags registers what every subcommand takes: the database, the
+// catalog, logging and --json.
+func commonFlags(fs *flag.FlagSet, c *config) {
+	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", defaultDatabaseURL), "database URL: postgres://… or sqlite:PATH (TENANTKIT_DATABASE_URL)")
+	fs.StringVar(&c.Catalog, "catalog", env("CATALOG", ""), "catalog JSON file; empty uses the embedded default (TENANTKIT_CATALOG)")
+	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (TENANTKIT_LOG_LEVEL)")
+	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "json"), "json or console (TENANTKIT_LOG_FORMAT)")
+	fs.BoolVar(&c.JSON, "json", false, "print results as JSON")
+}
+
+// serveFlags registers the flags of `serve`.
+func serveFlags(fs *flag.FlagSet, c *config) error {
+	commonFlags(fs, c)
+	rate, err := strconv.ParseFloat(env("RATE_LIMIT", "50"), 64)
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_RATE_LIMIT: %w", err)
+	}
+	burst, err := strconv.Atoi(env("RATE_BURST", "100"))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_RATE_BURST: %w", err)
+	}
+	maxBody, err := strconv.ParseInt(env("MAX_BODY_BYTES", "1048576"), 10, 64)
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_MAX_BODY_BYTES: %w", err)
+	}
+	migrate, err := strconv.ParseBool(env("MIGRATE", "true"))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_MIGRATE: %w", err)
+	}
+	fs.StringVar(&c.Addr, "addr", env("ADDR", defaultAddr), "listen address (TENANTKIT_ADDR)")
+	fs.Func("webhook-secret", "payment webhook secret whsec_…; repeat or comma-separate for rotation (TENANTKIT_WEBHOOK_SECRET)", func(s string) error {
+		c.WebhookSecrets = append(c.WebhookSecrets, list(s)...)
+		return nil
+	})
+	c.WebhookSecrets = list(env("WEBHOOK_SECRET", ""))
+	fs.StringVar(&c.JWTSecret, "jwt-secret", env("JWT_SECRET", ""), "HS256 secret for JWT bearer tokens and session cookies (TENANTKIT_JWT_SECRET)")
+	fs.StringVar(&c.JWTJWKSURL, "jwt-jwks-url", env("JWT_JWKS_URL", ""), "JWKS URL of the identity provider (TENANTKIT_JWT_JWKS_URL)")
+	fs.StringVar(&c.JWTIssuer, "jwt-issuer", env("JWT_ISSUER", ""), "required JWT issuer (TENANTKIT_JWT_ISSUER)")
+	fs.StringVar(&c.JWTAudience, "jwt-audience", env("JWT_AUDIENCE", ""), "required JWT audience (TENANTKIT_JWT_AUDIENCE)")
+	fs.StringVar(&c.CSRFSecret, "csrf-secret", env("CSRF_SECRET", ""), "CSRF signing secret shared by replicas; default derived from the JWT secret (TENANTKIT_CSRF_SECRET)")
+	fs.Float64Var(&c.RateLimit, "rate-limit", rate, "requests per second per credential, 0 = off (TENANTKIT_RATE_LIMIT)")
+	fs.IntVar(&c.RateBurst, "rate-burst", burst, "rate limit burst (TENANTKIT_RATE_BURST)")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", maxBody, "request body limit (TENANTKIT_MAX_BODY_BYTES)")
+	fs.StringVar(&c.RedisURL, "redis-url", env("REDIS_URL", ""), "Redis URL for a rate limiter shared by replicas (TENANTKIT_REDIS_URL)")
+	fs.Func("trusted-proxies", "CIDRs whose X-Forwarded-For is trusted, comma-separated (TENANTKIT_TRUSTED_PROXIES)", func(s string) error {
+		c.TrustedProxies = append(c.TrustedProxies, list(s)...)
+		return nil
+	})
+	c.TrustedProxies = list(env("TRUSTED_PROXIES", ""))
+	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
+	fs.BoolVar(&c.Demo, "demo", false, "seed demo tenants, users and keys, and print how to call the API")
+	return nil
+}

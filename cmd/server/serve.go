@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
+	"github.com/uptrace/bunrouter"
+
+	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/idempotency"
+)
+
+// version is reported by GET /api/health; set with -ldflags "-X main.version=…".
+var version = "dev"
+
+// server is a running tenantkit HTTP server.
+type server struct {
+	app  *app
+	http *http.Server
+	ln   net.Listener
+	done chan error
+	// stop ends the background jobs.
+	stop context.CancelFunc
+}
+
+// startServer opens the app, composes the API on bunrouter and starts
+// listening on cfg.Addr (":0" picks a free port; see URL).
+func startServer(ctx context.Context, cfg config, logOut io.Writer) (*server, error) {
+	a, err := openApp(ctx, cfg, logOut, cfg.Migrate)
+	if err != nil {
+		return nil, err
+	}
+	handler, err := a.handler(ctx)
+	if err != nil {
+		_ = a.close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		_ = a.close()
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	s := &server{
+		app: a, ln: ln, done: make(chan error, 1),
+		http: &http.Server{
+			Handler:           handler,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      60 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
+		},
+	}
+	go func() {
+		err := s.http.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stop = stop
+	go a.purgeIdempotencyKeys(bg)
+	a.log.Info().Str("addr", ln.Addr().String()).Str("database", dialectOf(cfg.DatabaseURL)).Msg("tenantkit serving")
+	return s, nil
+}
+
+// URL is the base URL the server answers on.
+func (s *server) URL() string {
+	addr := s.ln.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(addr.Port)))
+}
+
+// shutdown stops accepting requests, drains those in flight, then closes
+// the database.
+func (s *server) shutdown(ctx context.Context) error {
+	s.stop()
+	err := s.http.Shutdown(ctx)
+	if serr := <-s.done; err == nil {
+		err = serr
+	}
+	if cerr := s.app.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// handler builds the API and composes it on bunrouter from the route table.
+func (a *app) handler(ctx context.Context) (http.Handler, error) {
+	cfg := a.cfg
+	apiCfg := httpapi.Config{
+		Tenancy:        a.tenancy,
+		Catalog:        a.catalog,
+		JWT:            httpapi.JWTConfig{Secret: []byte(cfg.JWTSecret), JWKSURL: cfg.JWTJWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience},
+		CSRFSecret:     []byte(cfg.CSRFSecret),
+		MaxBodyBytes:   cfg.MaxBodyBytes,
+		TrustedProxies: cfg.TrustedProxies,
+		Idempotency:    idempotency.New(a.db),
+		Ready:          a.ready,
+		Logger:         a.log,
+		Version:        version,
+	}
+	if cfg.RedisURL != "" {
+		opts, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return nil, fmt.Errorf("redis url: %w", err)
+		}
+		apiCfg.RateLimiter = httpapi.NewRedisRateLimiter(redis.NewClient(opts), cfg.RateLimit, cfg.RateBurst)
+	} else {
+		apiCfg.RateLimiter = httpapi.NewMemoryRateLimiter(cfg.RateLimit, cfg.RateBurst)
+	}
+	api, err := httpapi.New(ctx, apiCfg)
+	if err != nil {
+		return nil, err
+	}
+	router := bunrouter.New(
+		bunrouter.WithNotFoundHandler(bunrouter.HTTPHandler(api.NotFound())),
+		bunrouter.WithMethodNotAllowedHandler(bunrouter.HTTPHandler(api.MethodNotAllowed(""))),
+	)
+	for _, rt := range api.Routes() {
+		router.Handle(rt.Method, bunPath(rt.Pattern), adapt(rt.Handler))
+	}
+	router.GET("/metrics", bunrouter.HTTPHandler(promhttp.Handler()))
+	return api.Wrap(router), nil
+}
+
+// bunPath turns a net/http pattern ("/api/tickets/{id}") into bunrouter's
+// syntax ("/api/tickets/:id").
+func bunPath(pattern string) string {
+	parts := strings.Split(pattern, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			parts[i] = ":" + strings.TrimSuffix(strings.TrimPrefix(p, "{"), "}")
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// adapt serves a route's net/http handler from bunrouter, passing the path
+// parameters on as r.PathValue.
+func adapt(h http.Handler) bunrouter.HandlerFunc {
+	return func(w http.ResponseWriter, req bunrouter.Request) error {
+		r := req.Request
+		for name, value := range req.Params().Map() {
+			r.SetPathValue(name, value)
+		}
+		h.ServeHTTP(w, r)
+		return nil
+	}
+}
+
+// purgeIdempotencyKeys deletes expired Idempotency-Keys every hour.
+func (a *app) purgeIdempotencyKeys(ctx context.Context) {
+	store := idempotency.New(a.db)
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if n, err := store.Purge(ctx, time.Now().Add(-httpapi.IdempotencyTTL)); err != nil {
+				a.log.Warn().Err(err).Msg("purge idempotency keys")
+			} else if n > 0 {
+				a.log.Info().Int64("deleted", n).Msg("purged expired idempotency keys")
+			}
+		}
+	}
+}
+
+func dialectOf(url string) string {
+	if strings.HasPrefix(url, "postgres") {
+		return "postgres"
+	}
+	return "sqlite"
+}

@@ -1,0 +1,196 @@
+// Package httpapi is tenantkit's HTTP edge on plain net/http: the
+// Authenticator interface and the built-in authenticators, the middleware
+// (authentication, CSRF, request id, logging, rate limits, body limits,
+// idempotency), RFC 9457 problems mapped from domain errors in one table,
+// strict JSON decoding and validation, keyset pagination, and one route
+// table from which both the full API and each endpoint group are served.
+//
+// A host app mounts the whole API (API.Handler) or one group
+// (API.GroupHandler) under its own router; cmd/server composes the same
+// route table on bunrouter.
+package httpapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// Config is everything the API needs. Tenancy and Catalog are required;
+// the rest has defaults.
+type Config struct {
+	// Tenancy resolves credentials, tenants, roles and entitlements.
+	Tenancy *tenancy.Service
+	// Catalog is served at GET /api/catalog/public.
+	Catalog *catalog.Catalog
+
+	// Authenticator decides who is calling. Nil means the built-in chain:
+	// API keys, then (when JWT is configured) JWT bearer tokens and the
+	// session cookie.
+	Authenticator Authenticator
+	// JWT configures the built-in JWT and session authenticators; zero
+	// disables them.
+	JWT JWTConfig
+	// CSRFSecret signs CSRF tokens; every replica needs the same one. When
+	// empty it is derived from JWT.Secret, else random per process.
+	CSRFSecret []byte
+
+	// RateLimiter limits requests per credential (per client IP on public
+	// endpoints). Nil means an in-memory limiter at 50 req/s, burst 100.
+	RateLimiter RateLimiter
+	// MaxBodyBytes bounds request bodies; default 1 MiB.
+	MaxBodyBytes int64
+	// TrustedProxies are CIDRs whose X-Forwarded-For is believed.
+	TrustedProxies []string
+	// Idempotency stores Idempotency-Key outcomes; nil disables the header
+	// (requests are then processed every time).
+	Idempotency IdempotencyStore
+
+	// Ready reports whether the service can take traffic (database
+	// reachable, migrations applied); nil means always ready.
+	Ready func(ctx context.Context) error
+	// Logger receives one access log line per request.
+	Logger zerolog.Logger
+	// Version is reported by GET /api/health.
+	Version string
+}
+
+// API serves tenantkit's endpoints.
+type API struct {
+	cfg      Config
+	auth     Authenticator
+	csrf     *csrfTokens
+	limiter  RateLimiter
+	clientIP *clientIPResolver
+	routes   []Route
+}
+
+// DefaultMaxBodyBytes is the request body limit when Config leaves it 0.
+const DefaultMaxBodyBytes = 1 << 20
+
+// New validates cfg and builds the API.
+func New(ctx context.Context, cfg Config) (*API, error) {
+	if cfg.Tenancy == nil || cfg.Catalog == nil {
+		return nil, errors.New("httpapi: Config.Tenancy and Config.Catalog are required")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	a := &API{cfg: cfg, auth: cfg.Authenticator, limiter: cfg.RateLimiter}
+	if a.auth == nil {
+		auths := []Authenticator{APIKeyAuthenticator{Tenancy: cfg.Tenancy}}
+		if len(cfg.JWT.Secret) > 0 || cfg.JWT.JWKSURL != "" {
+			v, err := NewJWTVerifier(ctx, cfg.JWT)
+			if err != nil {
+				return nil, err
+			}
+			auths = append(auths,
+				JWTAuthenticator{Verifier: v, Tenancy: cfg.Tenancy},
+				SessionAuthenticator{Verifier: v, Tenancy: cfg.Tenancy})
+		}
+		a.auth = Chain(auths...)
+	}
+	if a.limiter == nil {
+		a.limiter = NewMemoryRateLimiter(50, 100)
+	}
+	var err error
+	if a.clientIP, err = newClientIPResolver(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("httpapi: trusted proxies: %w", err)
+	}
+	a.csrf = newCSRFTokens(csrfKey(cfg), 12*time.Hour)
+	a.routes = a.buildRoutes()
+	return a, nil
+}
+
+// csrfKey picks the CSRF signing key: configured, derived from the JWT
+// secret (so replicas sharing it agree), or random for this process.
+func csrfKey(cfg Config) []byte {
+	switch {
+	case len(cfg.CSRFSecret) > 0:
+		sum := sha256.Sum256(cfg.CSRFSecret)
+		return sum[:]
+	case len(cfg.JWT.Secret) > 0:
+		m := hmac.New(sha256.New, cfg.JWT.Secret)
+		m.Write([]byte("tenantkit csrf key"))
+		return m.Sum(nil)
+	default:
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		return key
+	}
+}
+
+// Handler serves every endpoint of the API, with request ids, access logs
+// and panic recovery around them.
+func (a *API) Handler() http.Handler {
+	return a.Wrap(a.mux(a.routes))
+}
+
+// GroupHandler serves only the endpoints of one group (e.g. GroupSupport),
+// for host apps that mount a part of tenantkit under their own router.
+func (a *API) GroupHandler(g Group) http.Handler {
+	var rs []Route
+	for _, r := range a.routes {
+		if r.Group == g {
+			rs = append(rs, r)
+		}
+	}
+	return a.Wrap(a.mux(rs))
+}
+
+// Routes returns the route table with each route's complete handler
+// (authentication, checks and the endpoint itself). Routers other than
+// net/http's compose the API from it; wrap the router with Wrap.
+func (a *API) Routes() []Route { return a.routes }
+
+// Wrap adds the outer middleware every request needs: request id, access
+// log and panic recovery.
+func (a *API) Wrap(h http.Handler) http.Handler {
+	return requestID(accessLog(a.cfg.Logger)(recoverer(h)))
+}
+
+// NotFound answers a path no route matches with a 404 problem.
+func (a *API) NotFound() http.Handler {
+	return handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		return NewProblem(http.StatusNotFound, CodeNotFound, "no endpoint at this path")
+	})
+}
+
+// MethodNotAllowed answers a known path with an unsupported method.
+func (a *API) MethodNotAllowed(allowed string) http.Handler {
+	return handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		if allowed != "" {
+			w.Header().Set("Allow", allowed)
+		}
+		return NewProblem(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this path")
+	})
+}
+
+// mux puts routes on a net/http ServeMux, answering unmatched paths and
+// methods with problems instead of ServeMux's plain text.
+func (a *API) mux(routes []Route) http.Handler {
+	mux := http.NewServeMux()
+	allowed := map[string]string{}
+	for _, r := range routes {
+		mux.Handle(r.Method+" "+r.Pattern, r.Handler)
+		if allowed[r.Pattern] != "" {
+			allowed[r.Pattern] += ", "
+		}
+		allowed[r.Pattern] += r.Method
+	}
+	for pattern, methods := range allowed {
+		mux.Handle(pattern, a.MethodNotAllowed(methods))
+	}
+	mux.Handle("/", a.NotFound())
+	return mux
+}

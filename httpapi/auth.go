@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// Authenticator turns a request into a Principal.
+//
+// It returns ErrNoCredential when the request carries no credential of the
+// kind it understands, so that a chain can try the next one; any other
+// error means "a credential was presented and it is bad" and ends the
+// request with 401.
+type Authenticator interface {
+	Authenticate(r *http.Request) (*Principal, error)
+}
+
+// AuthenticatorFunc adapts a function to Authenticator.
+type AuthenticatorFunc func(r *http.Request) (*Principal, error)
+
+// Authenticate implements Authenticator.
+func (f AuthenticatorFunc) Authenticate(r *http.Request) (*Principal, error) { return f(r) }
+
+// ErrNoCredential: the request carries no credential this Authenticator
+// understands.
+var ErrNoCredential = errors.New("no credential")
+
+// errBadCredential is what every rejected credential becomes at the edge:
+// one message, whatever was wrong, so that nothing is learnt from it.
+var errBadCredential = NewProblem(http.StatusUnauthorized, CodeUnauthenticated, "the credential is invalid, expired or revoked")
+
+// Chain tries each Authenticator in order and returns the first answer
+// that is not ErrNoCredential.
+func Chain(auths ...Authenticator) Authenticator {
+	return AuthenticatorFunc(func(r *http.Request) (*Principal, error) {
+		for _, a := range auths {
+			p, err := a.Authenticate(r)
+			if errors.Is(err, ErrNoCredential) {
+				continue
+			}
+			return p, err
+		}
+		return nil, ErrNoCredential
+	})
+}
+
+// bearerToken returns the token of an "Authorization: Bearer …" header.
+func bearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// APIKeyAuthenticator accepts "Authorization: Bearer tk_…" API keys.
+type APIKeyAuthenticator struct {
+	Tenancy *tenancy.Service
+}
+
+// Authenticate implements Authenticator.
+func (a APIKeyAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
+	token, ok := bearerToken(r)
+	if !ok || !tenancy.LooksLikeKey(token) {
+		return nil, ErrNoCredential
+	}
+	key, user, err := a.Tenancy.AuthenticateAPIKey(r.Context(), token)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: api key: %w", err)
+	}
+	return &Principal{
+		User:   user,
+		Scopes: key.Scopes,
+		Method: AuthAPIKey,
+		Credential: tenancy.Credential{
+			Key: "key:" + key.ID, UserID: user.ID, PinnedTenantID: key.TenantID,
+		},
+	}, nil
+}

@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// SessionCookie is the cookie that carries a session JWT for browsers.
+const SessionCookie = "tenantkit_session"
+
+// maxTokenLen bounds the JWTs the edge will parse.
+const maxTokenLen = 8 << 10
+
+// JWTConfig says how to verify JWTs from the external identity provider.
+// Exactly one of Secret (HS256) and JWKSURL (the provider's published keys,
+// RS256/ES256/EdDSA…) is needed.
+type JWTConfig struct {
+	// Secret verifies HS256 tokens.
+	Secret []byte
+	// JWKSURL is fetched at start and refreshed in the background.
+	JWKSURL string
+	// Issuer, when set, must equal the "iss" claim.
+	Issuer string
+	// Audience, when set, must be in the "aud" claim.
+	Audience string
+	// Leeway tolerates clock skew on exp and nbf; default 30s.
+	Leeway time.Duration
+}
+
+// Claims are the JWT claims tenantkit reads: "sub" or "email" name the
+// user, "scope" (space separated) gives scopes, "sid" the session.
+type Claims struct {
+	jwt.RegisteredClaims
+	Email string `json:"email,omitempty"`
+	Scope string `json:"scope,omitempty"`
+	SID   string `json:"sid,omitempty"`
+}
+
+// JWTVerifier checks signatures and registered claims of JWTs.
+type JWTVerifier struct {
+	keyfunc jwt.Keyfunc
+	parser  *jwt.Parser
+}
+
+// NewJWTVerifier builds a verifier from cfg; with a JWKS URL it fetches the
+// key set once before returning (ctx bounds the background refresh).
+func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
+	leeway := cfg.Leeway
+	if leeway == 0 {
+		leeway = 30 * time.Second
+	}
+	opts := []jwt.ParserOption{jwt.WithExpirationRequired(), jwt.WithLeeway(leeway)}
+	if cfg.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
+	}
+	if cfg.Audience != "" {
+		opts = append(opts, jwt.WithAudience(cfg.Audience))
+	}
+	v := &JWTVerifier{}
+	switch {
+	case len(cfg.Secret) > 0 && cfg.JWKSURL != "":
+		return nil, errors.New("httpapi: jwt: set either a secret or a JWKS URL, not both")
+	case len(cfg.Secret) > 0:
+		if len(cfg.Secret) < 32 {
+			return nil, errors.New("httpapi: jwt: the HS256 secret must be at least 32 bytes")
+		}
+		secret := cfg.Secret
+		v.keyfunc = func(*jwt.Token) (any, error) { return secret, nil }
+		opts = append(opts, jwt.WithValidMethods([]string{"HS256"}))
+	case cfg.JWKSURL != "":
+		k, err := keyfunc.NewDefaultCtx(ctx, []string{cfg.JWKSURL})
+		if err != nil {
+			return nil, fmt.Errorf("httpapi: jwt: load JWKS %s: %w", cfg.JWKSURL, err)
+		}
+		v.keyfunc = k.Keyfunc
+		opts = append(opts, jwt.WithValidMethods([]string{"RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"}))
+	default:
+		return nil, errors.New("httpapi: jwt: no secret or JWKS URL configured")
+	}
+	v.parser = jwt.NewParser(opts...)
+	return v, nil
+}
+
+// Verify parses token and checks its signature, algorithm, exp, nbf, and
+// issuer and audience when configured.
+func (v *JWTVerifier) Verify(token string) (*Claims, error) {
+	if len(token) > maxTokenLen {
+		return nil, errors.New("httpapi: jwt: token too long")
+	}
+	var c Claims
+	if _, err := v.parser.ParseWithClaims(token, &c, v.keyfunc); err != nil {
+		return nil, fmt.Errorf("httpapi: jwt: %w", err)
+	}
+	return &c, nil
+}
+
+// principal maps verified claims to a tenantkit user: by "email" when
+// present, else "sub" must be a tenantkit user id. Users are not created
+// on the fly; an unknown user is unauthenticated.
+func principalFromClaims(ctx context.Context, svc *tenancy.Service, c *Claims, method AuthMethod) (*Principal, error) {
+	var (
+		user tenancy.User
+		err  error
+	)
+	if c.Email != "" {
+		user, err = svc.UserByEmail(ctx, c.Email)
+	} else {
+		user, err = svc.User(ctx, c.Subject)
+	}
+	if errors.Is(err, tenancy.ErrNotFound) {
+		return nil, fmt.Errorf("httpapi: jwt: unknown user: %w", tenancy.ErrUnauthenticated)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := &Principal{User: user, Method: method}
+	for _, s := range strings.Fields(c.Scope) {
+		if sc := tenancy.Scope(s); sc.Valid() {
+			p.Scopes = append(p.Scopes, sc)
+		}
+	}
+	p.Credential = tenancy.Credential{Key: "user:" + user.ID, UserID: user.ID}
+	if c.SID != "" {
+		p.Credential.Key = "sid:" + c.SID
+	}
+	return p, nil
+}
+
+// JWTAuthenticator accepts "Authorization: Bearer <jwt>".
+type JWTAuthenticator struct {
+	Verifier *JWTVerifier
+	Tenancy  *tenancy.Service
+}
+
+// Authenticate implements Authenticator.
+func (a JWTAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
+	token, ok := bearerToken(r)
+	if !ok || tenancy.LooksLikeKey(token) {
+		return nil, ErrNoCredential
+	}
+	c, err := a.Verifier.Verify(token)
+	if err != nil {
+		return nil, err
+	}
+	return principalFromClaims(r.Context(), a.Tenancy, c, AuthJWT)
+}
+
+// SessionAuthenticator accepts the tenantkit_session cookie carrying a JWT.
+// The cookie is an ambient credential: unsafe requests also need a CSRF token.
+type SessionAuthenticator struct {
+	Verifier *JWTVerifier
+	Tenancy  *tenancy.Service
+}
+
+// Authenticate implements Authenticator.
+func (a SessionAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
+	cookie, err := r.Cookie(SessionCookie)
+	if err != nil || cookie.Value == "" {
+		return nil, ErrNoCredential
+	}
+	c, err := a.Verifier.Verify(cookie.Value)
+	if err != nil {
+		return nil, err
+	}
+	p, err := principalFromClaims(r.Context(), a.Tenancy, c, AuthSession)
+	if err != nil {
+		return nil, err
+	}
+	p.SessionBinding = sessionBinding(c, cookie.Value)
+	return p, nil
+}
+
+// sessionBinding names the session a CSRF token belongs to: the "sid"
+// claim, else a hash of the cookie itself.
+func sessionBinding(c *Claims, raw string) string {
+	if c != nil && c.SID != "" {
+		return "sid:" + c.SID
+	}
+	sum := sha256.Sum256([]byte(raw))
+	return "tok:" + hex.EncodeToString(sum[:16])
+}

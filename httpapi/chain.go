@@ -1,0 +1,117 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tenantkit/tenantkit/internal/database"
+)
+
+// chain builds an endpoint's handler from its row in the route table. The
+// checks run in a fixed order, each answering with its own problem:
+// body limit → authentication (401) → rate limit (429) → CSRF (403
+// csrf_failed) → scope (403 insufficient_scope) → tenant (409/403) → role
+// (403 forbidden) → module (403 module_disabled) → idempotency → handler.
+func (a *API) chain(ep endpoint) http.Handler {
+	handle := ep.handle
+	if handle == nil {
+		handle = notImplemented
+	}
+	template := ep.method + " " + ep.path
+	var h http.Handler = handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		logFieldsFrom(r.Context()).route = template
+		if ep.public {
+			if err := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); err != nil {
+				return err
+			}
+			return handle(w, r)
+		}
+		r, err := a.authenticate(w, r)
+		if err != nil {
+			return err
+		}
+		p, _ := PrincipalFrom(r.Context())
+		if err := a.rateLimit(w, r, "cred:"+p.Credential.Key); err != nil {
+			return err
+		}
+		if p.Ambient() && !ep.csrfExempt && !isSafeMethod(r.Method) {
+			if err := a.csrf.check(r, p.SessionBinding); err != nil {
+				return err
+			}
+		}
+		if ep.scope != "" && !p.HasScope(ep.scope) {
+			return NewProblem(http.StatusForbidden, CodeInsufficientScope,
+				fmt.Sprintf("this endpoint needs the scope %q", ep.scope))
+		}
+		if ep.tenant {
+			m, err := a.cfg.Tenancy.ResolveTenant(r.Context(), p.Credential, r.Header.Get("X-Tenant-ID"))
+			if err != nil {
+				return err
+			}
+			logFieldsFrom(r.Context()).tenantID = m.TenantID
+			r = r.WithContext(withMembership(r.Context(), m))
+			if ep.permission != "" && !m.Role.Can(ep.permission) {
+				return NewProblem(http.StatusForbidden, CodeForbidden,
+					fmt.Sprintf("your role %q lacks the permission %q", m.Role, ep.permission))
+			}
+			if ep.module != "" {
+				if err := a.cfg.Tenancy.RequireModule(r.Context(), m.TenantID, ep.module); err != nil {
+					return err
+				}
+			}
+		}
+		if ep.idempotent && a.cfg.Idempotency != nil && r.Header.Get(IdempotencyKeyHeader) != "" {
+			return a.idempotent(w, r, handle)
+		}
+		return handle(w, r)
+	})
+	maxBody := a.cfg.MaxBodyBytes
+	if ep.maxBody > 0 {
+		maxBody = ep.maxBody
+	}
+	return limitBody(maxBody)(h)
+}
+
+// authenticate runs the Authenticator and puts the principal in the
+// request's context. A missing or rejected credential is a 401; requests
+// that fail are rate limited per client IP, which slows down guessing.
+func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, error) {
+	p, err := a.auth.Authenticate(r)
+	if err != nil || p == nil {
+		if lerr := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); lerr != nil {
+			return r, lerr
+		}
+		switch {
+		case err == nil, errors.Is(err, ErrNoCredential):
+			return r, NewProblem(http.StatusUnauthorized, CodeUnauthenticated, "authentication required: send Authorization: Bearer <API key or JWT>")
+		case errors.Is(err, database.ErrUnavailable), errors.Is(err, r.Context().Err()):
+			return r, err // a fault, not the caller's doing: 5xx so that they retry
+		default:
+			zerolog.Ctx(r.Context()).Debug().Err(err).Msg("credential rejected")
+			return r, errBadCredential
+		}
+	}
+	f := logFieldsFrom(r.Context())
+	f.userID, f.credentialID = p.User.ID, p.Credential.Key
+	return r.WithContext(WithPrincipal(r.Context(), p)), nil
+}
+
+// rateLimit spends one token of key's bucket and writes the RateLimit
+// headers; a refused request gets a 429. When the limiter cannot decide
+// (Redis down), the request goes through: losing rate limiting for a while
+// is better than losing the API.
+func (a *API) rateLimit(w http.ResponseWriter, r *http.Request, key string) error {
+	d, err := a.limiter.Allow(r.Context(), key)
+	if err != nil {
+		zerolog.Ctx(r.Context()).Warn().Err(err).Msg("rate limiter unavailable; allowing request")
+		return nil
+	}
+	setRateLimitHeaders(w, d, "default")
+	if !d.Allowed {
+		return rateLimited(d)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Pagination bounds of every list endpoint (SPEC §4).
+const (
+	defaultListLimit = 20
+	maxListLimit     = 100
+)
+
+// cursorVersion prefixes the cursor payload, so the format can change later
+// while old cursors are still recognised (and refused clearly).
+const cursorVersion = "v1:"
+
+// maxCursorIDLen bounds the id inside a cursor; tenantkit ids are far shorter.
+const maxCursorIDLen = 64
+
+// maxCursorLen is the longest encoded cursor decodeCursor will look at, so
+// that an absurd query parameter is refused before any decoding work.
+var maxCursorLen = base64.RawURLEncoding.EncodedLen(len(cursorVersion) + maxCursorIDLen)
+
+// encodeCursor makes the opaque ?cursor= value that continues a list after
+// the item with the given id. Lists are newest first and ids sort by
+// creation time, so the id alone is the keyset position. The encoding is
+// opaque on purpose: clients must not build cursors, which leaves us free
+// to change what is inside.
+func encodeCursor(id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorVersion + id))
+}
+
+// decodeCursor returns the id inside a cursor made by encodeCursor, or a
+// 400 invalid_request *Problem naming the field "cursor" for anything else.
+// The id's alphabet is checked so that no cursor can smuggle arbitrary text
+// into a query.
+func decodeCursor(s string) (string, error) {
+	if len(s) == 0 || len(s) > maxCursorLen {
+		return "", badCursor()
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return "", badCursor()
+	}
+	id, ok := strings.CutPrefix(string(raw), cursorVersion)
+	if !ok || len(id) == 0 || len(id) > maxCursorIDLen {
+		return "", badCursor()
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return "", badCursor()
+		}
+	}
+	// The decoder tolerates line breaks and stray trailing bits; accepting
+	// only the canonical spelling keeps one cursor per position.
+	if encodeCursor(id) != s {
+		return "", badCursor()
+	}
+	return id, nil
+}
+
+// badCursor is the one answer to every malformed cursor: clients cannot fix
+// a cursor, only drop it, so the reason does not matter to them.
+func badCursor() *Problem {
+	return invalidRequest("invalid cursor",
+		FieldError{Field: "cursor", Code: "invalid", Message: "is not a cursor returned by this API"})
+}
+
+// parseListParams reads the pagination query parameters every list
+// endpoint shares: limit (default 20, 1..100) and cursor, returned decoded
+// as before, the id that the page must start after ("" for the first
+// page). Bad values are a 400 invalid_request *Problem naming the parameter.
+func parseListParams(r *http.Request) (limit int, before string, err error) {
+	q := r.URL.Query()
+	limit = defaultListLimit
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxListLimit {
+			return 0, "", invalidRequest("invalid limit", FieldError{
+				Field:   "limit",
+				Code:    "invalid",
+				Message: "must be an integer between 1 and " + strconv.Itoa(maxListLimit),
+			})
+		}
+		limit = n
+	}
+	if s := q.Get("cursor"); s != "" {
+		before, err = decodeCursor(s)
+		if err != nil {
+			return 0, "", err
+		}
+	}
+	return limit, before, nil
+}
+
+// listResponse is the envelope of every list: {"data":[…],"has_more":bool,
+// "next_cursor":"…"|null}.
+type listResponse[T any] struct {
+	Data       []T     `json:"data"`
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+// newListResponse wraps one page of items. hasMore says whether items
+// continue past this page (stores typically fetch limit+1 rows to know);
+// lastID gives an item's id, from which the next cursor is made. Data is
+// never null, so clients can iterate without a nil check.
+func newListResponse[T any](items []T, hasMore bool, lastID func(T) string) listResponse[T] {
+	if items == nil {
+		items = []T{}
+	}
+	resp := listResponse[T]{Data: items, HasMore: hasMore}
+	if hasMore && len(items) > 0 {
+		next := encodeCursor(lastID(items[len(items)-1]))
+		resp.NextCursor = &next
+	}
+	return resp
+}

@@ -1,0 +1,403 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// decodeJSON reads the request body as exactly one JSON value into dst and,
+// when dst is a struct, validates it with its `validate` tags. Every way
+// input can be wrong is answered with a *Problem (SPEC §4):
+//
+//   - Content-Type not application/json: 415 unsupported_media_type;
+//   - body over the limit set by limitBody: 413 payload_too_large;
+//   - empty body, malformed JSON, trailing data, unknown field ("unknown_field")
+//     or a value of the wrong type ("invalid_type"): 400 invalid_request;
+//   - a broken validation rule: 422 validation_failed.
+//
+// Other errors are programming errors (dst not a pointer) and end as 500s.
+func decodeJSON(r *http.Request, dst any) error {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"Content-Type must be application/json")
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return invalidRequest("request body is empty")
+	}
+	// The body is read whole (limitBody bounds it) so that a type error's
+	// offset can be turned into the JSON path of the offending value.
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return problemFor(tooLarge)
+		}
+		return invalidRequest("could not read request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return invalidRequest("request body is empty")
+	}
+
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeProblem(err, body)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return invalidRequest("request body must contain a single JSON value")
+	}
+
+	if isStruct(dst) {
+		return validateStruct(dst)
+	}
+	return nil
+}
+
+// isJSONContentType reports whether a Content-Type header names JSON;
+// parameters such as charset are allowed.
+func isJSONContentType(ct string) bool {
+	if ct == "" {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
+// isStruct reports whether v is a struct or a (chain of) pointer(s) to one,
+// i.e. something the validator can check.
+func isStruct(v any) bool {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && t.Kind() == reflect.Struct
+}
+
+// decodeProblem explains a json.Decoder error to the client.
+func decodeProblem(err error, body []byte) error {
+	var (
+		syntaxErr  *json.SyntaxError
+		typeErr    *json.UnmarshalTypeError
+		invalidErr *json.InvalidUnmarshalError
+	)
+	switch {
+	case errors.As(err, &invalidErr):
+		return fmt.Errorf("httpapi: decode JSON: %w", err)
+	case errors.As(err, &syntaxErr):
+		return invalidRequest(fmt.Sprintf("malformed JSON at offset %d: %s", syntaxErr.Offset, syntaxErr.Error()))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return invalidRequest("malformed JSON: unexpected end of input")
+	case errors.As(err, &typeErr):
+		field := jsonPathAt(body, typeErr.Offset)
+		if field == "" {
+			field = typeErr.Field
+		}
+		msg := "must be " + describeJSONType(typeErr.Type)
+		if field == "" {
+			return invalidRequest("request body " + msg)
+		}
+		return invalidRequest("a field has the wrong type", FieldError{Field: field, Code: "invalid_type", Message: msg})
+	}
+	// encoding/json reports unknown fields only through this message.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if unq, uerr := strconv.Unquote(name); uerr == nil {
+			name = unq
+		}
+		return invalidRequest("request body has an unknown field",
+			FieldError{Field: name, Code: "unknown_field", Message: "is not a known field"})
+	}
+	// What is left comes from the UnmarshalJSON of a field's type (a time
+	// that is not RFC 3339, say); its message describes the client's value.
+	return invalidRequest("request body has an invalid value: " + err.Error())
+}
+
+// describeJSONType names, in JSON terms, what a Go type accepts.
+func describeJSONType(t reflect.Type) string {
+	if t == nil {
+		return "of another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "of another type"
+}
+
+// jsonPathAt returns the path ("line_items[1].quantity") of the value that
+// ends at offset in body, the offset a json.UnmarshalTypeError reports, or ""
+// when the value is the whole body. encoding/json's own Field has no array
+// indices, which are what a client needs to find the bad line.
+func jsonPathAt(body []byte, offset int64) string {
+	type frame struct {
+		array   bool
+		index   int    // arrays: index of the next element
+		key     string // objects: key of the current member
+		wantKey bool   // objects: the next string token is a key
+	}
+	var stack []frame
+	// valueDone moves the enclosing container past a finished value.
+	valueDone := func() {
+		if n := len(stack); n > 0 {
+			if stack[n-1].array {
+				stack[n-1].index++
+			} else {
+				stack[n-1].wantKey = true
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			valueDone()
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].wantKey {
+			stack[n-1].key, _ = tok.(string)
+			stack[n-1].wantKey = false
+			continue
+		}
+		if dec.InputOffset() >= offset {
+			var b strings.Builder
+			for i, f := range stack {
+				switch {
+				case f.array:
+					fmt.Fprintf(&b, "[%d]", f.index)
+				case i == 0:
+					b.WriteString(f.key)
+				default:
+					b.WriteString("." + f.key)
+				}
+			}
+			return b.String()
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, frame{array: d == '[', wantKey: d == '{'})
+			continue
+		}
+		valueDone()
+	}
+}
+
+// validate is the one validator of the package. A *validator.Validate caches
+// struct metadata and is safe for concurrent use, so sharing it is cheap; it
+// is configured once in newValidator and never changed afterwards.
+var validate = newValidator()
+
+// newValidator returns a validator that names fields by their JSON names, so
+// that errors point at what the client sent ("customer.email", not
+// "Customer.Email").
+func newValidator() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			return ""
+		}
+		return name
+	})
+	return v
+}
+
+// validateStruct checks v (a struct or pointer to one) against its `validate`
+// tags and returns a 422 validation_failed *Problem listing every broken rule,
+// one FieldError per field with the rule's tag as code. Handlers that build
+// input from query parameters call it directly.
+func validateStruct(v any) error {
+	err := validate.Struct(v)
+	if err == nil {
+		return nil
+	}
+	var verrs validator.ValidationErrors
+	if !errors.As(err, &verrs) {
+		return fmt.Errorf("httpapi: validate %T: %w", v, err)
+	}
+	errs := make([]FieldError, 0, len(verrs))
+	for _, fe := range verrs {
+		errs = append(errs, FieldError{
+			Field:   fieldPath(fe.Namespace()),
+			Code:    fe.Tag(),
+			Message: validationMessage(fe),
+		})
+	}
+	return validationProblem(errs)
+}
+
+// fieldPath drops the root struct's Go name from a validator namespace:
+// "createInvoice.line_items[0].quantity" → "line_items[0].quantity".
+func fieldPath(namespace string) string {
+	if _, rest, ok := strings.Cut(namespace, "."); ok {
+		return rest
+	}
+	return namespace
+}
+
+// timeType is time.Time, whose min/max/gt/lt rules compare against now.
+var timeType = reflect.TypeFor[time.Time]()
+
+// validationMessage turns a broken rule into a sentence fragment that
+// follows the field name ("must be at most 200 characters").
+func validationMessage(fe validator.FieldError) string {
+	param := fe.Param()
+	// Lengths of strings count characters, of slices and maps items; other
+	// kinds compare values.
+	unit := ""
+	switch fe.Kind() {
+	case reflect.String:
+		unit = " characters"
+		if param == "1" {
+			unit = " character"
+		}
+	case reflect.Slice, reflect.Array, reflect.Map:
+		unit = " items"
+		if param == "1" {
+			unit = " item"
+		}
+	}
+	isTime := fe.Type() == timeType
+	switch tag := fe.Tag(); tag {
+	case "required", "required_if", "required_unless", "required_with", "required_with_all",
+		"required_without", "required_without_all":
+		return "is required"
+	case "excluded_if", "excluded_unless", "excluded_with", "excluded_with_all",
+		"excluded_without", "excluded_without_all":
+		return "must not be set"
+	case "max", "lte":
+		if isTime && param == "" {
+			return "must not be in the future"
+		}
+		if unit == "" {
+			return "must be at most " + param
+		}
+		return "must have at most " + param + unit
+	case "min", "gte":
+		if isTime && param == "" {
+			return "must not be in the past"
+		}
+		if unit == "" {
+			return "must be at least " + param
+		}
+		return "must have at least " + param + unit
+	case "lt":
+		if isTime && param == "" {
+			return "must be in the past"
+		}
+		if unit == "" {
+			return "must be less than " + param
+		}
+		return "must have fewer than " + param + unit
+	case "gt":
+		if isTime && param == "" {
+			return "must be in the future"
+		}
+		if unit == "" {
+			return "must be greater than " + param
+		}
+		return "must have more than " + param + unit
+	case "len", "eq":
+		if unit == "" {
+			return "must be " + param
+		}
+		return "must have exactly " + param + unit
+	case "ne":
+		return "must not be " + param
+	case "oneof":
+		return "must be one of: " + strings.Join(strings.Fields(param), ", ")
+	case "email":
+		return "must be a valid email address"
+	case "url", "http_url", "uri":
+		return "must be a valid URL"
+	case "uuid", "uuid4":
+		return "must be a valid UUID"
+	case "iso4217":
+		return "must be an ISO 4217 currency code"
+	case "iso3166_1_alpha2":
+		return "must be an ISO 3166-1 alpha-2 country code"
+	case "e164":
+		return "must be a phone number in E.164 format"
+	case "datetime":
+		return "must be a date/time in the layout " + param
+	case "alpha":
+		return "must contain only letters"
+	case "alphanum":
+		return "must contain only letters and digits"
+	case "numeric", "number":
+		return "must be numeric"
+	case "lowercase":
+		return "must be lower case"
+	case "uppercase":
+		return "must be upper case"
+	case "ascii", "printascii":
+		return "must contain only ASCII characters"
+	case "startswith":
+		return "must start with " + strconv.Quote(param)
+	case "endswith":
+		return "must end with " + strconv.Quote(param)
+	case "contains":
+		return "must contain " + strconv.Quote(param)
+	case "excludes", "excludesall":
+		return "must not contain " + strconv.Quote(param)
+	case "unique":
+		return "must not contain duplicates"
+	case "boolean":
+		return "must be a boolean"
+	default:
+		return "is invalid (" + tag + ")"
+	}
+}
+
+// limitBody caps request bodies at max bytes: a declared Content-Length over
+// the cap is refused with 413 before the handler runs, and any body is
+// wrapped with http.MaxBytesReader so that reading past the cap fails with
+// *http.MaxBytesError, which decodeJSON and problemFor answer with 413.
+// max <= 0 means no limit.
+func limitBody(max int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if max <= 0 {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > max {
+				writeProblem(w, r, problemFor(&http.MaxBytesError{Limit: max}))
+				return
+			}
+			if r.Body != nil && r.Body != http.NoBody {
+				// A shallow copy, since handlers must not modify the request
+				// they were given.
+				r = r.WithContext(r.Context())
+				r.Body = http.MaxBytesReader(w, r.Body, max)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}

@@ -1,0 +1,337 @@
+package httpapi
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// decodeTestInput resembles a create-invoice body.
+type decodeTestInput struct {
+	Status   string `json:"status" validate:"omitempty,oneof=draft open"`
+	Currency string `json:"currency" validate:"required,len=3"`
+	Customer struct {
+		Name  string `json:"name" validate:"required,max=200"`
+		Email string `json:"email" validate:"required,email"`
+	} `json:"customer"`
+	LineItems []struct {
+		Description string `json:"description" validate:"required"`
+		Quantity    int    `json:"quantity" validate:"min=1"`
+	} `json:"line_items" validate:"required,min=1,max=3,dive"`
+	Metadata map[string]string `json:"metadata" validate:"max=2"`
+	DueDate  *time.Time        `json:"due_date"`
+}
+
+const validDecodeBody = `{"currency":"USD","customer":{"name":"Ada","email":"ada@example.com"},"line_items":[{"description":"Seat","quantity":2}]}`
+
+// newJSONRequest builds a POST with the given Content-Type and body.
+func newJSONRequest(contentType, body string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	return r
+}
+
+func TestDecodeJSON(t *testing.T) {
+	const ct = "application/json"
+	tests := []struct {
+		name        string
+		contentType string
+		body        string
+		wantStatus  int // 0: success
+		wantCode    string
+		wantErrors  []FieldError
+		wantDetail  string // substring
+	}{
+		{name: "OK", contentType: ct, body: validDecodeBody},
+		{name: "OKCharsetParam", contentType: "application/json; charset=utf-8", body: validDecodeBody},
+		{name: "OKUpperCaseType", contentType: "Application/JSON", body: validDecodeBody},
+		{name: "OKTrailingWhitespace", contentType: ct, body: validDecodeBody + "\n\t "},
+		{name: "MissingContentType", contentType: "", body: validDecodeBody, wantStatus: 415, wantCode: CodeUnsupportedMediaType},
+		{name: "TextPlain", contentType: "text/plain", body: validDecodeBody, wantStatus: 415, wantCode: CodeUnsupportedMediaType},
+		{name: "FormContentType", contentType: "application/x-www-form-urlencoded", body: "a=b", wantStatus: 415, wantCode: CodeUnsupportedMediaType},
+		{name: "BadContentType", contentType: "application/json; =", body: validDecodeBody, wantStatus: 415, wantCode: CodeUnsupportedMediaType},
+		{name: "EmptyBody", contentType: ct, body: "", wantStatus: 400, wantCode: CodeInvalidRequest, wantDetail: "empty"},
+		{name: "WhitespaceBody", contentType: ct, body: "  \n", wantStatus: 400, wantCode: CodeInvalidRequest, wantDetail: "empty"},
+		{name: "Syntax", contentType: ct, body: `{"currency":"USD",}`, wantStatus: 400, wantCode: CodeInvalidRequest, wantDetail: "offset 19"},
+		{name: "Truncated", contentType: ct, body: `{"currency":"USD"`, wantStatus: 400, wantCode: CodeInvalidRequest, wantDetail: "unexpected end"},
+		{name: "TrailingData", contentType: ct, body: validDecodeBody + `{}`, wantStatus: 400, wantCode: CodeInvalidRequest, wantDetail: "single JSON value"},
+		{name: "TrailingGarbage", contentType: ct, body: validDecodeBody + `x`, wantStatus: 400, wantCode: CodeInvalidRequest, wantDetail: "single JSON value"},
+		{
+			name: "UnknownField", contentType: ct, body: `{"currency":"USD","color":"red"}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "color", Code: "unknown_field", Message: "is not a known field"}},
+		},
+		{
+			name: "UnknownNestedField", contentType: ct, body: `{"customer":{"phone":"1"}}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "phone", Code: "unknown_field", Message: "is not a known field"}},
+		},
+		{
+			name: "FractionForInt", contentType: ct, body: `{"line_items":[{"quantity":1},{"quantity":1.5}]}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "line_items[1].quantity", Code: "invalid_type", Message: "must be an integer"}},
+		},
+		{
+			name: "StringForNumber", contentType: ct, body: `{"line_items":[{"quantity":"3"}]}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "line_items[0].quantity", Code: "invalid_type", Message: "must be an integer"}},
+		},
+		{
+			name: "NumberForString", contentType: ct, body: `{"customer":{"name":"A","email":5}}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "customer.email", Code: "invalid_type", Message: "must be a string"}},
+		},
+		{
+			name: "ArrayForObject", contentType: ct, body: `{"customer":[1]}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "customer", Code: "invalid_type", Message: "must be an object"}},
+		},
+		{
+			name: "MapValueType", contentType: ct, body: `{"metadata":{"a":"b","c":1}}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "metadata.c", Code: "invalid_type", Message: "must be a string"}},
+		},
+		{name: "RootArray", contentType: ct, body: `[1,2]`, wantStatus: 400, wantCode: CodeInvalidRequest, wantDetail: "must be an object"},
+		{name: "BadTime", contentType: ct, body: `{"due_date":"tomorrow"}`, wantStatus: 400, wantCode: CodeInvalidRequest, wantDetail: "invalid value"},
+		{
+			name: "Validation", contentType: ct,
+			body:       `{"status":"paid","currency":"US","customer":{"name":"` + strings.Repeat("n", 201) + `","email":"nope"},"line_items":[{"description":"","quantity":0}],"metadata":{"a":"1","b":"2","c":"3"}}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{
+				{Field: "status", Code: "oneof", Message: "must be one of: draft, open"},
+				{Field: "currency", Code: "len", Message: "must have exactly 3 characters"},
+				{Field: "customer.name", Code: "max", Message: "must have at most 200 characters"},
+				{Field: "customer.email", Code: "email", Message: "must be a valid email address"},
+				{Field: "line_items[0].description", Code: "required", Message: "is required"},
+				{Field: "line_items[0].quantity", Code: "min", Message: "must be at least 1"},
+				{Field: "metadata", Code: "max", Message: "must have at most 2 items"},
+			},
+		},
+		{
+			name: "ValidationRequired", contentType: ct, body: `{}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{
+				{Field: "currency", Code: "required", Message: "is required"},
+				{Field: "customer.name", Code: "required", Message: "is required"},
+				{Field: "customer.email", Code: "required", Message: "is required"},
+				{Field: "line_items", Code: "required", Message: "is required"},
+			},
+		},
+		{
+			name: "ValidationTooManyItems", contentType: ct,
+			body:       `{"currency":"USD","customer":{"name":"A","email":"a@b.co"},"line_items":[{"description":"a","quantity":1},{"description":"a","quantity":1},{"description":"a","quantity":1},{"description":"a","quantity":1}]}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "line_items", Code: "max", Message: "must have at most 3 items"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var dst decodeTestInput
+			err := decodeJSON(newJSONRequest(tt.contentType, tt.body), &dst)
+			if tt.wantStatus == 0 {
+				if err != nil {
+					t.Fatalf("decodeJSON: %v", err)
+				}
+				if dst.Currency != "USD" || dst.Customer.Email != "ada@example.com" || len(dst.LineItems) != 1 || dst.LineItems[0].Quantity != 2 {
+					t.Errorf("decoded %+v", dst)
+				}
+				return
+			}
+			p := mustProblem(t, err, tt.wantStatus, tt.wantCode)
+			if tt.wantErrors != nil && !reflect.DeepEqual(p.Errors, tt.wantErrors) {
+				t.Errorf("errors =\n%+v\nwant\n%+v", p.Errors, tt.wantErrors)
+			}
+			if !strings.Contains(p.Detail, tt.wantDetail) {
+				t.Errorf("detail = %q, want it to contain %q", p.Detail, tt.wantDetail)
+			}
+		})
+	}
+}
+
+func TestDecodeJSONNonStruct(t *testing.T) {
+	var m map[string]int
+	if err := decodeJSON(newJSONRequest("application/json", `{"a":1}`), &m); err != nil {
+		t.Fatalf("decodeJSON into a map: %v", err)
+	}
+	if m["a"] != 1 {
+		t.Errorf("m = %v, want a:1", m)
+	}
+}
+
+func TestDecodeJSONNotPointer(t *testing.T) {
+	var dst decodeTestInput
+	err := decodeJSON(newJSONRequest("application/json", validDecodeBody), dst)
+	var p *Problem
+	if err == nil || errors.As(err, &p) {
+		t.Fatalf("error = %v, want a plain (500) error for a programming mistake", err)
+	}
+}
+
+func TestValidateStruct(t *testing.T) {
+	type query struct {
+		Status   string `json:"status" validate:"omitempty,oneof=open pending"`
+		Priority string `json:"priority" validate:"omitempty,oneof=low normal high urgent"`
+		Since    time.Time
+		Tags     []string `json:"tags" validate:"omitempty,unique,max=2,dive,lowercase"`
+	}
+	tests := []struct {
+		name       string
+		in         query
+		wantErrors []FieldError // nil: valid
+	}{
+		{name: "OK", in: query{Status: "open", Tags: []string{"a"}}},
+		{name: "OKEmpty", in: query{}},
+		{
+			name:       "OneOf",
+			in:         query{Priority: "asap"},
+			wantErrors: []FieldError{{Field: "priority", Code: "oneof", Message: "must be one of: low, normal, high, urgent"}},
+		},
+		{
+			name:       "Unique",
+			in:         query{Tags: []string{"a", "a"}},
+			wantErrors: []FieldError{{Field: "tags", Code: "unique", Message: "must not contain duplicates"}},
+		},
+		{
+			name:       "DiveIndex",
+			in:         query{Tags: []string{"a", "B"}},
+			wantErrors: []FieldError{{Field: "tags[1]", Code: "lowercase", Message: "must be lower case"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := validateStruct(&tt.in)
+			if tt.wantErrors == nil {
+				if err != nil {
+					t.Fatalf("validateStruct: %v", err)
+				}
+				return
+			}
+			p := mustProblem(t, err, 422, CodeValidationFailed)
+			if !reflect.DeepEqual(p.Errors, tt.wantErrors) {
+				t.Errorf("errors = %+v, want %+v", p.Errors, tt.wantErrors)
+			}
+		})
+	}
+}
+
+func TestJSONPathAt(t *testing.T) {
+	tests := []struct {
+		name   string
+		body   string
+		offset int64
+		want   string
+	}{
+		{name: "Root", body: `[1]`, offset: 1, want: ""},
+		{name: "TopLevel", body: `{"a":1,"b":"x"}`, offset: 14, want: "b"},
+		{name: "Nested", body: `{"a":{"b":{"c":true}}}`, offset: 18, want: "a.b.c"},
+		{name: "ArrayIndex", body: `{"a":[1,2,{"b":3}]}`, offset: 16, want: "a[2].b"},
+		{name: "ArrayOfArrays", body: `{"a":[[1],[2,3]]}`, offset: 14, want: "a[1][1]"},
+		{name: "AfterNestedObject", body: `{"a":{"x":1},"b":2}`, offset: 18, want: "b"},
+		{name: "Garbage", body: `{"a":`, offset: 100, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := jsonPathAt([]byte(tt.body), tt.offset); got != tt.want {
+				t.Errorf("jsonPathAt(%s, %d) = %q, want %q", tt.body, tt.offset, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLimitBody(t *testing.T) {
+	const max = 64
+	tests := []struct {
+		name        string
+		max         int64
+		body        string
+		chunked     bool // hide the length, so only MaxBytesReader can catch it
+		wantStatus  int
+		wantHandler bool
+	}{
+		{name: "UnderLimit", max: max, body: strings.Repeat("x", max), wantStatus: 200, wantHandler: true},
+		{name: "DeclaredTooLarge", max: max, body: strings.Repeat("x", max+1), wantStatus: 413},
+		{name: "ChunkedTooLarge", max: max, body: strings.Repeat("x", max+1), chunked: true, wantStatus: 413, wantHandler: true},
+		{name: "NoLimit", max: 0, body: strings.Repeat("x", 10*max), wantStatus: 200, wantHandler: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			called := false
+			h := limitBody(tt.max)(handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+				called = true
+				if _, err := io.ReadAll(r.Body); err != nil {
+					return err // *http.MaxBytesError: 413 through problemFor
+				}
+				w.WriteHeader(http.StatusOK)
+				return nil
+			}))
+			r := newJSONRequest("application/json", tt.body)
+			if tt.chunked {
+				r.ContentLength = -1
+				r.Body = io.NopCloser(strings.NewReader(tt.body))
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code != tt.wantStatus {
+				t.Errorf("status = %d, want %d (%s)", rec.Code, tt.wantStatus, rec.Body)
+			}
+			if called != tt.wantHandler {
+				t.Errorf("handler called = %v, want %v", called, tt.wantHandler)
+			}
+			if tt.wantStatus == 413 {
+				if p := mustDecodeProblem(t, rec); p.Code != CodePayloadTooLarge {
+					t.Errorf("code = %q, want %q", p.Code, CodePayloadTooLarge)
+				}
+			}
+		})
+	}
+}
+
+// FuzzDecodeJSON checks that no body, however broken, panics the decoder or
+// gets anything but a client-error problem.
+func FuzzDecodeJSON(f *testing.F) {
+	f.Add("application/json", validDecodeBody)
+	f.Add("application/json", `{"line_items":[{"quantity":1.5}]}`)
+	f.Add("application/json", `{"customer":{"email":5}}`)
+	f.Add("application/json", `{"unknown":1}`)
+	f.Add("application/json", `[{"a":[[[]]]}]`)
+	f.Add("application/json", `{"due_date":"2024-13-01T00:00:00Z"}`)
+	f.Add("application/json", `{"metadata":{"k":"v"}} trailing`)
+	f.Add("application/json", `"\ud800"`)
+	f.Add("application/json", ``)
+	f.Add("text/plain", `{}`)
+	f.Add("application/json; charset=utf-8", `{"currency":"USD","line_items":[]}`)
+	f.Add("application/json", `{"currency":"`+strings.Repeat("x", 300)+`"}`)
+
+	f.Fuzz(func(t *testing.T, contentType, body string) {
+		r := newJSONRequest(contentType, body)
+		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, 256)
+		var dst decodeTestInput
+		err := decodeJSON(r, &dst)
+		if err == nil {
+			return
+		}
+		var p *Problem
+		if !errors.As(err, &p) {
+			t.Fatalf("decodeJSON(%q, %q) = %v (%T), want a *Problem", contentType, body, err, err)
+		}
+		switch p.Status {
+		case 400, 413, 415, 422:
+		default:
+			t.Fatalf("decodeJSON(%q, %q) status = %d, want 400, 413, 415 or 422", contentType, body, p.Status)
+		}
+	})
+}
+
+func TestDecodeJSONTooLarge(t *testing.T) {
+	r := newJSONRequest("application/json", `{"currency":"`+strings.Repeat("x", 100)+`"}`)
+	r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, 32)
+	var dst decodeTestInput
+	mustProblem(t, decodeJSON(r, &dst), 413, CodePayloadTooLarge)
+}

@@ -1,0 +1,274 @@
+package httpapi
+
+import (
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/tenancy"
+
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/rs/zerolog"
+)
+
+// Problem codes: the stable, machine-readable half of every error response.
+// Clients branch on Code, never on Title or Detail, so a code once published
+// never changes meaning (SPEC §4).
+const (
+	CodeInvalidRequest           = "invalid_request"            // 400: malformed JSON, unknown field, wrong type, bad query parameter
+	CodeUnauthenticated          = "unauthenticated"            // 401: missing or bad credentials
+	CodeInsufficientScope        = "insufficient_scope"         // 403: the credential lacks a required scope
+	CodeForbidden                = "forbidden"                  // 403: the caller's role lacks a permission
+	CodeCSRFFailed               = "csrf_failed"                // 403: session-authenticated unsafe request without a valid CSRF token
+	CodeModuleDisabled           = "module_disabled"            // 403: the tenant has the endpoint's module switched off
+	CodeEntitlementLimitExceeded = "entitlement_limit_exceeded" // 403: the tenant's plan limit is used up
+	CodeNotFound                 = "not_found"                  // 404: no such resource (also another tenant's resource)
+	CodeMethodNotAllowed         = "method_not_allowed"         // 405
+	CodeTenantNotSelected        = "tenant_not_selected"        // 409: several memberships and no active tenant
+	CodeConflict                 = "conflict"                   // 409: illegal state transition, duplicate, concurrent retry
+	CodeIdempotencyKeyReused     = "idempotency_key_reused"     // same Idempotency-Key, different body (422 per SPEC §4 "Idempotency")
+	CodePayloadTooLarge          = "payload_too_large"          // 413
+	CodeUnsupportedMediaType     = "unsupported_media_type"     // 415
+	CodeValidationFailed         = "validation_failed"          // 422: well-formed input that breaks a rule; see Problem.Errors
+	CodeRateLimited              = "rate_limited"               // 429
+	CodeInternal                 = "internal"                   // 500: nothing more is said to the client
+	CodeNotReady                 = "not_ready"                  // 503: database unreachable or migrations pending
+	CodeNotImplemented           = "not_implemented"            // 501
+)
+
+// problemTypeBase prefixes every Problem.Type so that the type URI names the
+// code and can later resolve to documentation.
+const problemTypeBase = "https://tenantkit.dev/problems/"
+
+// FieldError locates one problem in the request input: which field (a JSON
+// path such as "line_items[0].quantity", or a query parameter name), a
+// machine-readable code ("required", "max", "invalid_type", …) and a sentence
+// meant for people.
+type FieldError struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Problem is an RFC 9457 problem document and the error type of the HTTP
+// edge: handlers return a *Problem (or a domain error that errorTable maps to
+// one) and handlerFunc writes it. Status and Code carry the meaning; Detail
+// is for people and must never contain internals.
+type Problem struct {
+	Type      string       `json:"type"`
+	Title     string       `json:"title"`
+	Status    int          `json:"status"`
+	Detail    string       `json:"detail,omitempty"`
+	Code      string       `json:"code"`
+	RequestID string       `json:"request_id,omitempty"`
+	Errors    []FieldError `json:"errors,omitempty"`
+}
+
+// NewProblem returns a problem with the given HTTP status, problem code and
+// human-readable detail; Title is the status text and Type derives from code.
+func NewProblem(status int, code, detail string) *Problem {
+	return &Problem{
+		Type:   problemTypeBase + code,
+		Title:  http.StatusText(status),
+		Status: status,
+		Detail: detail,
+		Code:   code,
+	}
+}
+
+// Error makes *Problem an error, so that handlers and helpers can return it
+// through ordinary error paths and problemFor can find it with errors.As.
+func (p *Problem) Error() string {
+	if p.Detail == "" {
+		return fmt.Sprintf("httpapi: %d %s", p.Status, p.Code)
+	}
+	return fmt.Sprintf("httpapi: %d %s: %s", p.Status, p.Code, p.Detail)
+}
+
+// validationProblem is the 422 answer for input that parsed but broke rules.
+func validationProblem(errs []FieldError) *Problem {
+	p := NewProblem(http.StatusUnprocessableEntity, CodeValidationFailed, "one or more fields are invalid")
+	p.Errors = errs
+	return p
+}
+
+// invalidRequest is the 400 answer for input that could not be understood,
+// optionally pointing at the offending fields.
+func invalidRequest(detail string, errs ...FieldError) *Problem {
+	p := NewProblem(http.StatusBadRequest, CodeInvalidRequest, detail)
+	p.Errors = errs
+	return p
+}
+
+// errorMapping says which response a domain error gets.
+type errorMapping struct {
+	err    error  // matched with errors.Is
+	status int    // HTTP status
+	code   string // problem code
+}
+
+// errorTable is the one place where domain errors meet HTTP: each sentinel
+// error maps to a status and problem code (e.g. tenancy.ErrNotFound → 404
+// not_found). Domain packages cannot import httpapi, so the table lives here.
+// The first match wins, so list specific errors before general ones.
+//
+// The message of a matched error (with the context its callers wrapped
+// around it) becomes the problem's detail, so the domain must only wrap
+// mapped errors with text fit for clients; raw driver errors never reach a
+// mapped error (stores translate them). Unmatched errors are 500s whose
+// details only reach the log.
+//
+// The table is read-only after package initialisation.
+var errorTable = []errorMapping{
+	// tenancy
+	{tenancy.ErrNotFound, http.StatusNotFound, CodeNotFound},
+	{tenancy.ErrConflict, http.StatusConflict, CodeConflict},
+	{tenancy.ErrInvalid, http.StatusUnprocessableEntity, CodeValidationFailed},
+	{tenancy.ErrUnauthenticated, http.StatusUnauthorized, CodeUnauthenticated},
+	{tenancy.ErrNotMember, http.StatusForbidden, CodeForbidden},
+	{tenancy.ErrNoTenant, http.StatusForbidden, CodeForbidden},
+	{tenancy.ErrTenantNotSelected, http.StatusConflict, CodeTenantNotSelected},
+	{tenancy.ErrForbidden, http.StatusForbidden, CodeForbidden},
+	{tenancy.ErrModuleDisabled, http.StatusForbidden, CodeModuleDisabled},
+	{tenancy.ErrLimitExceeded, http.StatusForbidden, CodeEntitlementLimitExceeded},
+	// storage faults: the client may retry
+	{database.ErrUnavailable, http.StatusServiceUnavailable, CodeNotReady},
+}
+
+// fieldsError is how a domain validation error (which cannot name httpapi's
+// FieldError) describes its failures: field name → message. problemFor turns
+// it into a 422 with one FieldError per field.
+type fieldsError interface {
+	error
+	Fields() map[string]string
+}
+
+// problemFor translates any error a handler returns into the problem the
+// client sees: a *Problem anywhere in the chain as is, a too-large body as
+// 413, a fieldsError as 422, an errorTable match with its status and code,
+// and anything else as an opaque 500.
+func problemFor(err error) *Problem {
+	return mapError(err, errorTable)
+}
+
+// mapError is problemFor with the mapping table as a parameter, so tests can
+// exercise the table walk without touching the package's table.
+func mapError(err error, table []errorMapping) *Problem {
+	if err == nil {
+		return nil
+	}
+	// errors.As rather than errors.AsType keeps the package building with
+	// the Go 1.24 that SPEC §0 promises.
+	var p *Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return NewProblem(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+			fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit))
+	}
+	var fe fieldsError
+	if errors.As(err, &fe) {
+		fields := fe.Fields()
+		errs := make([]FieldError, 0, len(fields))
+		for field, msg := range fields {
+			errs = append(errs, FieldError{Field: field, Code: "invalid", Message: msg})
+		}
+		// Map order is random; clients and tests deserve a stable answer.
+		sort.Slice(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
+		return validationProblem(errs)
+	}
+	for _, m := range table {
+		if errors.Is(err, m.err) {
+			return NewProblem(m.status, m.code, err.Error())
+		}
+	}
+	return NewProblem(http.StatusInternalServerError, CodeInternal, "internal server error")
+}
+
+// writeProblem sends p as application/problem+json, stamped with the request
+// id so that a client's bug report leads straight to the log line. p itself
+// is not modified, so shared *Problem values are safe to write concurrently.
+// A 401 also gets the WWW-Authenticate challenge RFC 9110 requires unless the
+// caller has set a more specific one; a 429's Retry-After is the caller's.
+func writeProblem(w http.ResponseWriter, r *http.Request, p *Problem) {
+	out := *p
+	if out.RequestID == "" {
+		out.RequestID = RequestIDFrom(r.Context())
+	}
+	if out.Type == "" {
+		out.Type = problemTypeBase + out.Code
+	}
+	if out.Title == "" {
+		out.Title = http.StatusText(out.Status)
+	}
+	if out.Status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	writeBody(w, out.Status, "application/problem+json", &out)
+}
+
+// writeError answers a handler's error: problemFor decides the response and,
+// for server-side failures, the request logger records the full error, which
+// the response body never contains.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if err == nil {
+		return
+	}
+	p := problemFor(err)
+	if p.Status >= http.StatusInternalServerError {
+		zerolog.Ctx(r.Context()).Error().Err(err).Int("status", p.Status).Str("code", p.Code).Msg("request failed")
+	}
+	writeProblem(w, r, p)
+}
+
+// writeJSON sends v as the JSON response body with the given status.
+//
+// The body is encoded before anything is written so that an encoding failure
+// cannot leave a half-sent 200 behind; such a failure is a programming error
+// (an unsupported type in a response struct) and panics, which recoverer
+// turns into a logged 500.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeBody(w, status, "application/json; charset=utf-8", v)
+}
+
+// writeBody encodes v and writes it with the given status and content type.
+// HTML escaping is off: the body is served as JSON, never embedded in HTML,
+// and clients should see "<" rather than "\u003c".
+func writeBody(w http.ResponseWriter, status int, contentType string, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Errorf("httpapi: encode %T response: %w", v, err))
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Del("Content-Length") // a stale length set by earlier code would truncate the body
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes()) // the client went away; nothing left to tell it
+}
+
+// handlerFunc is an http.Handler written as a function that returns its
+// error instead of writing it, so that every handler answers failures the
+// same way (errorTable) and cannot forget to return after writing one.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// ServeHTTP runs h and writes its error, if any, as a problem. When h had
+// already started the response the error can no longer be sent, so it is
+// only logged.
+func (h handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	err := h(w, r)
+	if err == nil {
+		return
+	}
+	if responseStarted(w) {
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("handler failed after writing the response")
+		return
+	}
+	writeError(w, r, err)
+}

@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+)
+
+// redisKeyPrefix namespaces tenantkit's rate-limit keys in a shared Redis
+// (redis_rate adds its own "rate:" in front).
+const redisKeyPrefix = "tenantkit:rl:"
+
+// redisRateLimiter is the RateLimiter shared by all replicas: GCRA (a token
+// bucket kept as one timestamp per key) evaluated atomically in Redis by
+// redis_rate. Keys expire once their bucket is full again, so Redis memory
+// stays bounded by the active keys.
+type redisRateLimiter struct {
+	limiter *redis_rate.Limiter
+	limit   redis_rate.Limit
+	window  time.Duration
+}
+
+var _ RateLimiter = (*redisRateLimiter)(nil)
+
+// NewRedisRateLimiter returns a RateLimiter whose buckets live in Redis, so
+// that several server replicas enforce one budget per key: perSecond
+// requests per second with bursts of up to burst (at least 1). perSecond <=
+// 0 turns limiting off, as for NewMemoryRateLimiter.
+func NewRedisRateLimiter(client *redis.Client, perSecond float64, burst int) RateLimiter {
+	if perSecond <= 0 {
+		return NewMemoryRateLimiter(0, 0) // off: nothing to share
+	}
+	burst = max(burst, 1)
+	return &redisRateLimiter{
+		limiter: redis_rate.NewLimiter(client),
+		// redis_rate counts whole requests per period; one request per
+		// 1/perSecond keeps fractional rates (0.5/s) exact.
+		limit: redis_rate.Limit{
+			Rate:   1,
+			Burst:  burst,
+			Period: time.Duration(float64(time.Second) / perSecond),
+		},
+		window: refillWindow(perSecond, burst),
+	}
+}
+
+// Allow takes a token from key's bucket in Redis. It fails only when Redis
+// does, with the client's error wrapped.
+func (l *redisRateLimiter) Allow(ctx context.Context, key string) (RateDecision, error) {
+	res, err := l.limiter.Allow(ctx, redisKeyPrefix+key, l.limit)
+	if err != nil {
+		return RateDecision{}, fmt.Errorf("httpapi: redis rate limit: %w", err)
+	}
+	return RateDecision{
+		Allowed:    res.Allowed > 0,
+		Limit:      l.limit.Burst,
+		Remaining:  max(res.Remaining, 0),
+		Reset:      max(res.ResetAfter, 0),
+		RetryAfter: max(res.RetryAfter, 0), // -1 when allowed
+		Window:     l.window,
+	}, nil
+}

@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tenantkit/tenantkit/internal/id"
+)
+
+// mustRedis returns a client for the test Redis at TENANTKIT_TEST_REDIS_URL
+// (default redis://127.0.0.1:6379/0). When it is unreachable the test is
+// skipped, unless TENANTKIT_REQUIRE_REDIS=1 makes that a failure (CI).
+func mustRedis(tb testing.TB) *redis.Client {
+	tb.Helper()
+	url := os.Getenv("TENANTKIT_TEST_REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379/0"
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		tb.Fatalf("TENANTKIT_TEST_REDIS_URL %q: %v", url, err)
+	}
+	client := redis.NewClient(opts)
+	tb.Cleanup(func() { _ = client.Close() })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		msg := "Redis at " + url + " is unreachable (" + err.Error() + "); start one or set TENANTKIT_TEST_REDIS_URL to run the Redis rate limiter tests"
+		if os.Getenv("TENANTKIT_REQUIRE_REDIS") == "1" {
+			tb.Fatal(msg)
+		}
+		tb.Skip(msg)
+	}
+	return client
+}
+
+// uniqueRateKey returns a key no other test run uses, and deletes its Redis
+// state when the test ends.
+func uniqueRateKey(tb testing.TB, client *redis.Client) string {
+	tb.Helper()
+	key := strings.ReplaceAll(tb.Name(), "/", "_") + ":" + id.New("test")
+	tb.Cleanup(func() {
+		_ = client.Del(context.Background(), "rate:"+redisKeyPrefix+key).Err()
+	})
+	return key
+}
+
+func TestRedisRateLimiter(t *testing.T) {
+	client := mustRedis(t)
+
+	t.Run("BurstThenRefuse", func(t *testing.T) {
+		// 1 request a second, bursts of 3: nothing refills noticeably during
+		// the few milliseconds the test takes.
+		l := NewRedisRateLimiter(client, 1, 3)
+		key := uniqueRateKey(t, client)
+		for i, wantRemaining := range []int{2, 1, 0} {
+			d := mustAllow(t, l, key)
+			if !d.Allowed || d.Limit != 3 || d.Remaining != wantRemaining || d.RetryAfter != 0 || d.Window != 3*time.Second {
+				t.Errorf("request %d = %+v, want allowed, Limit 3, Remaining %d, Window 3s", i, d, wantRemaining)
+			}
+		}
+		d := mustAllow(t, l, key)
+		if d.Allowed || d.Remaining != 0 {
+			t.Errorf("request beyond the burst = %+v, want refused", d)
+		}
+		if d.RetryAfter <= 0 || d.RetryAfter > time.Second {
+			t.Errorf("RetryAfter = %v, want in (0, 1s]", d.RetryAfter)
+		}
+		if d.Reset <= 2*time.Second || d.Reset > 3*time.Second {
+			t.Errorf("Reset = %v, want in (2s, 3s]", d.Reset)
+		}
+	})
+
+	t.Run("Refill", func(t *testing.T) {
+		// 20 a second, burst 1: refused at once, allowed again ~50 ms later.
+		l := NewRedisRateLimiter(client, 20, 1)
+		key := uniqueRateKey(t, client)
+		if d := mustAllow(t, l, key); !d.Allowed {
+			t.Fatalf("first request refused: %+v", d)
+		}
+		d := mustAllow(t, l, key)
+		if d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > 50*time.Millisecond {
+			t.Fatalf("second request = %+v, want refused with RetryAfter in (0, 50ms]", d)
+		}
+		time.Sleep(d.RetryAfter + 10*time.Millisecond)
+		if d := mustAllow(t, l, key); !d.Allowed {
+			t.Errorf("request after RetryAfter refused: %+v", d)
+		}
+	})
+
+	t.Run("SharedAcrossLimiters", func(t *testing.T) {
+		// Two limiters stand for two replicas: they draw from one bucket.
+		a, b := NewRedisRateLimiter(client, 1, 2), NewRedisRateLimiter(client, 1, 2)
+		key := uniqueRateKey(t, client)
+		mustAllow(t, a, key)
+		mustAllow(t, b, key)
+		if d := mustAllow(t, a, key); d.Allowed {
+			t.Errorf("third request across replicas = %+v, want refused", d)
+		}
+	})
+
+	t.Run("KeysIndependent", func(t *testing.T) {
+		l := NewRedisRateLimiter(client, 1, 1)
+		k1, k2 := uniqueRateKey(t, client), uniqueRateKey(t, client)
+		mustAllow(t, l, k1)
+		if d := mustAllow(t, l, k2); !d.Allowed {
+			t.Errorf("other key refused: %+v", d)
+		}
+	})
+
+	t.Run("Unlimited", func(t *testing.T) {
+		l := NewRedisRateLimiter(client, 0, 10)
+		if d := mustAllow(t, l, "any"); d != (RateDecision{Allowed: true}) {
+			t.Errorf("Allow = %+v, want {Allowed: true}", d)
+		}
+	})
+}
+
+func TestRedisRateLimiterError(t *testing.T) {
+	// Nothing listens on port 1; the error must come back wrapped, not panic.
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
+	t.Cleanup(func() { _ = client.Close() })
+	_, err := NewRedisRateLimiter(client, 1, 1).Allow(context.Background(), "k")
+	if err == nil || !strings.Contains(err.Error(), "httpapi: redis rate limit") {
+		t.Errorf("Allow against no Redis = %v, want a wrapped error", err)
+	}
+}

@@ -1,0 +1,126 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// Group names a set of endpoints that a host app can mount on its own.
+type Group string
+
+// The endpoint groups of the interface document.
+const (
+	GroupAuth        Group = "auth"
+	GroupCollections Group = "collections"
+	GroupTenant      Group = "tenant"
+	GroupSupport     Group = "support"
+	GroupContracts   Group = "contracts"
+	GroupCatalog     Group = "catalog"
+	GroupHealth      Group = "health"
+	GroupWebhooks    Group = "webhooks"
+)
+
+// Route is one endpoint with its complete handler.
+type Route struct {
+	// Method is the HTTP method, e.g. "GET".
+	Method string
+	// Pattern is the path in net/http pattern syntax, e.g. "/api/tickets/{id}".
+	Pattern string
+	// Group is the endpoint group the route belongs to.
+	Group Group
+	// Handler serves the route, checks included.
+	Handler http.Handler
+}
+
+// endpoint is one row of the route table: what an endpoint requires before
+// its handler runs. The middleware reads the row, so a requirement is
+// declared once and enforced the same way everywhere.
+type endpoint struct {
+	method, path string
+	group        Group
+	// public endpoints need no credential; they are rate limited per client IP.
+	public bool
+	// scope the credential must carry (403 insufficient_scope).
+	scope tenancy.Scope
+	// tenant: the endpoint acts on the caller's active tenant.
+	tenant bool
+	// permission the caller's role must hold in that tenant (403 forbidden).
+	permission tenancy.Permission
+	// module that must be on for the tenant (403 module_disabled).
+	module string
+	// idempotent endpoints honour Idempotency-Key.
+	idempotent bool
+	// maxBody overrides the API's body limit.
+	maxBody int64
+	// csrfExempt skips the CSRF check (only the provider-called webhook).
+	csrfExempt bool
+	// handle is the endpoint; nil answers 501 until its issue lands.
+	handle handlerFunc
+}
+
+// table is the route table: every endpoint of the interface document, and
+// the companions tenantkit adds.
+func (a *API) table() []endpoint {
+	return []endpoint{
+		// Authentication
+		{method: "GET", path: "/api/auth/me", group: GroupAuth, handle: a.me},
+		{method: "GET", path: "/api/csrf", group: GroupAuth, public: true, handle: a.csrfToken},
+
+		// Collections
+		{method: "GET", path: "/api/v1/collections/invoices", group: GroupCollections,
+			scope: tenancy.ScopeCollectionsRead, tenant: true, permission: tenancy.PermInvoicesRead},
+		{method: "POST", path: "/api/v1/collections/invoices", group: GroupCollections,
+			scope: tenancy.ScopeCollectionsWrite, tenant: true, permission: tenancy.PermInvoicesWrite, idempotent: true},
+
+		// Tenant management
+		{method: "POST", path: "/api/tenant/select", group: GroupTenant, handle: a.selectTenant},
+		{method: "GET", path: "/api/tenant/access-matrix", group: GroupTenant, tenant: true, handle: a.accessMatrix},
+		{method: "GET", path: "/api/tenant/entitlements/limit", group: GroupTenant, tenant: true,
+			permission: tenancy.PermEntitlementsRead},
+		{method: "PATCH", path: "/api/tenant/entitlements/toggle", group: GroupTenant, tenant: true},
+		{method: "GET", path: "/api/tenant/notifications", group: GroupTenant, tenant: true,
+			permission: tenancy.PermNotificationsRead},
+
+		// Support
+		{method: "GET", path: "/api/tickets", group: GroupSupport,
+			scope: tenancy.ScopeTicketsRead, tenant: true, permission: tenancy.PermTicketsRead},
+		{method: "POST", path: "/api/tickets", group: GroupSupport,
+			scope: tenancy.ScopeTicketsWrite, tenant: true, permission: tenancy.PermTicketsWrite, idempotent: true},
+
+		// Contracts & Billing
+		{method: "GET", path: "/api/contract-requests", group: GroupContracts, tenant: true,
+			permission: tenancy.PermContractsRead},
+		{method: "POST", path: "/api/contract-requests", group: GroupContracts, tenant: true,
+			permission: tenancy.PermContractsSubmit, idempotent: true},
+		{method: "POST", path: "/api/invoices/preview", group: GroupContracts, tenant: true,
+			permission: tenancy.PermBillingPreview},
+
+		// Catalog
+		{method: "GET", path: "/api/catalog/public", group: GroupCatalog, public: true, handle: a.publicCatalog},
+
+		// Health
+		{method: "GET", path: "/api/health", group: GroupHealth, public: true, handle: a.health},
+		{method: "GET", path: "/api/health/ready", group: GroupHealth, public: true, handle: a.ready},
+		{method: "GET", path: "/api/health/live", group: GroupHealth, public: true, handle: a.live},
+
+		// Webhooks (incoming)
+		{method: "POST", path: "/api/webhooks/payment-provider", group: GroupWebhooks, public: true,
+			csrfExempt: true, maxBody: 256 << 10},
+	}
+}
+
+// buildRoutes turns the table into routes with their middleware.
+func (a *API) buildRoutes() []Route {
+	eps := a.table()
+	routes := make([]Route, len(eps))
+	for i, ep := range eps {
+		routes[i] = Route{Method: ep.method, Pattern: ep.path, Group: ep.group, Handler: a.chain(ep)}
+	}
+	return routes
+}
+
+// notImplemented answers endpoints whose issue has not landed yet.
+func notImplemented(w http.ResponseWriter, r *http.Request) error {
+	return NewProblem(http.StatusNotImplemented, CodeNotImplemented, "this endpoint is not implemented yet")
+}

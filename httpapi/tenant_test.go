@@ -1,0 +1,125 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/internal/idempotency"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+func TestTenantSelection(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, nil)
+		matrix := request{method: "GET", path: "/api/tenant/access-matrix", bearer: e.keyAll}
+
+		wantProblem(t, e.do(t, matrix), http.StatusConflict, "tenant_not_selected")
+
+		t.Run("NonMemberTenant", func(t *testing.T) {
+			other := e.newKey("bob@acme.test", "", tenancy.Scopes()...)
+			r := e.do(t, request{method: "POST", path: "/api/tenant/select", bearer: other,
+				body: `{"tenant_id":"` + e.globex.ID + `"}`})
+			wantProblem(t, r, http.StatusNotFound, "not_found")
+			r = e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: other,
+				header: map[string]string{"X-Tenant-ID": e.globex.ID}})
+			wantProblem(t, r, http.StatusForbidden, "forbidden")
+		})
+
+		r := e.do(t, request{method: "POST", path: "/api/tenant/select", bearer: e.keyAll,
+			body: `{"tenant_id":"` + e.globex.ID + `"}`})
+		if r.status != 200 || r.json(t)["active_tenant_id"] != e.globex.ID {
+			t.Fatalf("select = %d %s", r.status, r.body)
+		}
+		if got := e.do(t, matrix).json(t)["tenant_id"]; got != e.globex.ID {
+			t.Fatalf("after select, tenant = %v, want %s", got, e.globex.ID)
+		}
+
+		t.Run("HeaderOverridesSelection", func(t *testing.T) {
+			req := matrix
+			req.header = map[string]string{"X-Tenant-ID": e.acme.ID}
+			if got := e.do(t, req).json(t)["role"]; got != "owner" {
+				t.Fatalf("role with X-Tenant-ID acme = %v, want owner", got)
+			}
+		})
+		t.Run("SelectionIsPerCredential", func(t *testing.T) {
+			otherKey := e.newKey("alice@acme.test", "", tenancy.Scopes()...)
+			wantProblem(t, e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: otherKey}),
+				http.StatusConflict, "tenant_not_selected")
+		})
+		t.Run("VisibleFromAnotherServer", func(t *testing.T) {
+			// A second API on the same database, as another replica would be.
+			second := newEnvOn(t, e)
+			r := second.do(t, matrix)
+			if r.status != 200 || r.json(t)["tenant_id"] != e.globex.ID {
+				t.Fatalf("second server: %d %s", r.status, r.body)
+			}
+		})
+		t.Run("JWTSessionIDKeepsItsOwnSelection", func(t *testing.T) {
+			sid1 := jwtFor(t, "alice@acme.test", func(c jwt.MapClaims) { c["sid"] = "s1" })
+			sid2 := jwtFor(t, "alice@acme.test", func(c jwt.MapClaims) { c["sid"] = "s2" })
+			r := e.do(t, request{method: "POST", path: "/api/tenant/select", bearer: sid1, body: `{"tenant_id":"` + e.acme.ID + `"}`})
+			if r.status != 200 {
+				t.Fatalf("select: %d %s", r.status, r.body)
+			}
+			if got := e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: sid1}).json(t)["tenant_id"]; got != e.acme.ID {
+				t.Fatalf("sid1 tenant = %v", got)
+			}
+			wantProblem(t, e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: sid2}),
+				http.StatusConflict, "tenant_not_selected")
+		})
+		t.Run("PinnedKey", func(t *testing.T) {
+			pinned := e.newKey("alice@acme.test", "acme", tenancy.Scopes()...)
+			if got := e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: pinned}).json(t)["tenant_id"]; got != e.acme.ID {
+				t.Fatalf("pinned key tenant = %v, want acme", got)
+			}
+			r := e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: pinned,
+				header: map[string]string{"X-Tenant-ID": e.globex.ID}})
+			wantProblem(t, r, http.StatusForbidden, "forbidden")
+		})
+	}, idempotency.Migrations(), tenancy.Migrations())
+}
+
+// newEnvOn starts a second API over e's database and data.
+func newEnvOn(t *testing.T, e *env) *env {
+	t.Helper()
+	second := *e
+	second.srv = httptest.NewServer(newAPI(t, e).Handler())
+	t.Cleanup(second.srv.Close)
+	return &second
+}
+
+func TestSelectValidation(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		tests := []struct {
+			name        string
+			body        string
+			contentType string
+			status      int
+			code        string
+		}{
+			{"Malformed", `{"tenant_id":`, "application/json", 400, "invalid_request"},
+			{"UnknownField", `{"tenant_id":"x","extra":1}`, "application/json", 400, "invalid_request"},
+			{"WrongType", `{"tenant_id":42}`, "application/json", 400, "invalid_request"},
+			{"Missing", `{}`, "application/json", 422, "validation_failed"},
+			{"NotJSON", `tenant_id=x`, "application/x-www-form-urlencoded", 415, "unsupported_media_type"},
+			{"TooLarge", `{"tenant_id":"` + strings.Repeat("x", 2<<20) + `"}`, "application/json", 413, "payload_too_large"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				r := e.do(t, request{method: "POST", path: "/api/tenant/select", bearer: e.keyAll, body: tt.body,
+					header: map[string]string{"Content-Type": tt.contentType}})
+				wantProblem(t, r, tt.status, tt.code)
+			})
+		}
+		t.Run("NothingChanged", func(t *testing.T) {
+			wantProblem(t, e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: e.keyAll}),
+				http.StatusConflict, "tenant_not_selected")
+		})
+	})
+}

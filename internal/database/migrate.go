@@ -1,0 +1,104 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/migrate"
+)
+
+// Migration tables. One set for all domains, so that `server migrate`
+// applies every domain's schema in one ordered run.
+const (
+	migrationsTable = "tenantkit_migrations"
+	locksTable      = "tenantkit_migration_locks"
+)
+
+// Source is one domain's embedded migrations: a file system holding the
+// folders "postgres" and "sqlite", each with files named
+// "<14-digit number>_<comment>.tx.up.sql". Numbers are unique across all
+// domains and order the whole schema (tenancy first, then its dependants).
+type Source = fs.FS
+
+// newMigrator collects the migrations for db's dialect from every source.
+func newMigrator(db *bun.DB, sources []Source) (*migrate.Migrator, error) {
+	ms := migrate.NewMigrations()
+	dir := DialectName(db)
+	for _, src := range sources {
+		sub, err := fs.Sub(src, dir)
+		if err != nil {
+			return nil, fmt.Errorf("database: migrations for %s: %w", dir, err)
+		}
+		if err := ms.Discover(sub); err != nil {
+			return nil, fmt.Errorf("database: discover migrations: %w", err)
+		}
+	}
+	return migrate.NewMigrator(db, ms,
+		migrate.WithTableName(migrationsTable),
+		migrate.WithLocksTableName(locksTable),
+		migrate.WithMarkAppliedOnSuccess(true),
+	), nil
+}
+
+// Migrate applies every pending migration of sources, holding the
+// migration lock so that replicas starting together migrate once.
+func Migrate(ctx context.Context, db *bun.DB, sources ...Source) (applied int, err error) {
+	m, err := newMigrator(db, sources)
+	if err != nil {
+		return 0, err
+	}
+	if err := m.Init(ctx); err != nil {
+		return 0, fmt.Errorf("database: init migrations: %w", err)
+	}
+	if err := lock(ctx, m); err != nil {
+		return 0, err
+	}
+	defer func() {
+		if uerr := m.Unlock(context.WithoutCancel(ctx)); uerr != nil && err == nil {
+			err = fmt.Errorf("database: unlock migrations: %w", uerr)
+		}
+	}()
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("database: migrate: %w", err)
+	}
+	return len(group.Migrations), nil
+}
+
+// Pending returns how many migrations of sources are not yet applied. The
+// readiness probe fails while it is non-zero.
+func Pending(ctx context.Context, db *bun.DB, sources ...Source) (int, error) {
+	m, err := newMigrator(db, sources)
+	if err != nil {
+		return 0, err
+	}
+	ms, err := m.MigrationsWithStatus(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("database: migration status: %w", err)
+	}
+	return len(ms.Unapplied()), nil
+}
+
+// lock takes the migration lock, waiting while another process holds it:
+// replicas that start together queue here and the later ones find nothing
+// left to apply.
+func lock(ctx context.Context, m *migrate.Migrator) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := m.Lock(ctx)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("database: lock migrations (held by another process for over a minute?): %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("database: lock migrations: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

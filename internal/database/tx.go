@@ -1,0 +1,66 @@
+package database
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// txKey is the context key under which the current transaction travels.
+type txKey struct{}
+
+// withTx returns ctx carrying tx, so that stores called with it join tx.
+func withTx(ctx context.Context, tx bun.Tx) context.Context {
+	return context.WithValue(ctx, txKey{}, tx)
+}
+
+// Conn returns the transaction carried by ctx, or db when there is none.
+// Every Bun store runs its queries on Conn(ctx, s.db), which is what lets a
+// caller compose several stores into one atomic operation.
+func Conn(ctx context.Context, db bun.IDB) bun.IDB {
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx
+	}
+	return db
+}
+
+// InTx reports whether ctx already carries a transaction.
+func InTx(ctx context.Context) bool {
+	_, ok := ctx.Value(txKey{}).(bun.Tx)
+	return ok
+}
+
+// RunInTx runs fn in a transaction carried by the context fn receives.
+// When ctx already carries one, fn runs inside a savepoint of it instead:
+// an error from fn undoes only fn's work, and the outer transaction decides
+// whether everything commits. fn's error is returned unwrapped so callers
+// can still match domain errors with errors.Is.
+func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error) error {
+	var (
+		tx  bun.Tx
+		err error
+	)
+	if outer, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		tx, err = outer.BeginTx(ctx, nil) // a savepoint
+	} else {
+		tx, err = db.BeginTx(ctx, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("database: begin: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = tx.Rollback()
+		}
+	}()
+	if err := fn(withTx(ctx, tx)); err != nil {
+		return err
+	}
+	done = true
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("database: commit: %w", err)
+	}
+	return nil
+}

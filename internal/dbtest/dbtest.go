@@ -1,0 +1,155 @@
+// Package dbtest gives each test a fresh, migrated database: SQLite always,
+// and Postgres from TENANTKIT_TEST_DATABASE_URL, else a dockertest container
+// when a Docker engine answers, else a skip that says how to enable it —
+// unless TENANTKIT_REQUIRE_POSTGRES=1, which turns the skip into a failure.
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/ory/dockertest/v3"
+	"github.com/ory/dockertest/v3/docker"
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/internal/database"
+)
+
+// Environment variables that steer the Postgres tests.
+const (
+	EnvDatabaseURL     = "TENANTKIT_TEST_DATABASE_URL"
+	EnvRequirePostgres = "TENANTKIT_REQUIRE_POSTGRES"
+)
+
+// Each runs fn as two subtests, "sqlite" and "postgres", each on a fresh
+// database migrated with sources. The postgres subtest skips (or fails, see
+// the package doc) when no Postgres is available.
+func Each(t *testing.T, fn func(t *testing.T, db *bun.DB), sources ...database.Source) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t, sources...)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t, sources...)) })
+}
+
+// SQLite opens a migrated SQLite database in a temporary file.
+func SQLite(tb testing.TB, sources ...database.Source) *bun.DB {
+	tb.Helper()
+	return open(tb, SQLiteURL(tb), sources)
+}
+
+// SQLiteURL returns the URL of a new, empty SQLite database file.
+func SQLiteURL(tb testing.TB) string {
+	tb.Helper()
+	return "sqlite:" + filepath.Join(tb.TempDir(), "tenantkit.db")
+}
+
+// Postgres opens a migrated, freshly created Postgres database.
+func Postgres(tb testing.TB, sources ...database.Source) *bun.DB {
+	tb.Helper()
+	return open(tb, PostgresURL(tb), sources)
+}
+
+// PostgresURL creates an empty Postgres database for this test, drops it
+// when the test ends, and returns its URL.
+func PostgresURL(tb testing.TB) string {
+	tb.Helper()
+	base, err := serverURL()
+	if err != nil {
+		if os.Getenv(EnvRequirePostgres) == "1" {
+			tb.Fatalf("dbtest: Postgres required (%s=1) but unavailable: %v", EnvRequirePostgres, err)
+		}
+		tb.Skipf("dbtest: skipping Postgres: %v. Set %s=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable or start a Docker engine to run it.", err, EnvDatabaseURL)
+	}
+	name := "tk_test_" + randomHex(6)
+	ctx := context.Background()
+	if err := adminExec(ctx, base, "CREATE DATABASE "+name); err != nil {
+		tb.Fatalf("dbtest: create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := adminExec(context.Background(), base, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			tb.Logf("dbtest: drop database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatalf("dbtest: parse %s: %v", EnvDatabaseURL, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func open(tb testing.TB, rawURL string, sources []database.Source) *bun.DB {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := database.Open(ctx, rawURL, database.Options{})
+	if err != nil {
+		tb.Fatalf("dbtest: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	if len(sources) > 0 {
+		if _, err := database.Migrate(ctx, db, sources...); err != nil {
+			tb.Fatalf("dbtest: %v", err)
+		}
+	}
+	return db
+}
+
+// adminExec runs one statement on the server's maintenance connection.
+func adminExec(ctx context.Context, rawURL, stmt string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, rawURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, stmt)
+	return err
+}
+
+// serverURL finds a Postgres server once per test binary: the env URL, else
+// a container started with dockertest (removed after an hour at the latest).
+var serverURL = sync.OnceValues(func() (string, error) {
+	if u := os.Getenv(EnvDatabaseURL); u != "" {
+		return u, nil
+	}
+	pool, err := dockertest.NewPool("")
+	if err != nil {
+		return "", fmt.Errorf("%s is not set and Docker is unavailable (%v)", EnvDatabaseURL, err)
+	}
+	if err := pool.Client.Ping(); err != nil {
+		return "", fmt.Errorf("%s is not set and no Docker engine answers (%v)", EnvDatabaseURL, err)
+	}
+	res, err := pool.RunWithOptions(&dockertest.RunOptions{
+		Repository: "postgres",
+		Tag:        "16-alpine",
+		Env:        []string{"POSTGRES_HOST_AUTH_METHOD=trust"},
+	}, func(hc *docker.HostConfig) {
+		hc.AutoRemove = true
+		hc.RestartPolicy = docker.RestartPolicy{Name: "no"}
+	})
+	if err != nil {
+		return "", fmt.Errorf("start Postgres container: %w", err)
+	}
+	_ = res.Expire(3600)
+	u := fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", res.GetHostPort("5432/tcp"))
+	pool.MaxWait = 60 * time.Second
+	if err := pool.Retry(func() error { return adminExec(context.Background(), u, "SELECT 1") }); err != nil {
+		return "", fmt.Errorf("Postgres container did not become ready: %w", err)
+	}
+	return u, nil
+})
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,42 @@
+package id
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNew(t *testing.T) {
+	a, b := New(Invoice), New(Invoice)
+	if !strings.HasPrefix(a, "inv_") {
+		t.Fatalf("New(Invoice) = %q, want inv_ prefix", a)
+	}
+	if a >= b {
+		t.Fatalf("ids do not sort by creation: %q >= %q", a, b)
+	}
+	if a != strings.ToLower(a) {
+		t.Fatalf("id %q is not lower-case", a)
+	}
+}
+
+func TestValid(t *testing.T) {
+	good := New(Ticket)
+	tests := []struct {
+		name   string
+		prefix string
+		in     string
+		want   bool
+	}{
+		{"OK", Ticket, good, true},
+		{"WrongPrefix", Invoice, good, false},
+		{"Empty", Ticket, "", false},
+		{"Short", Ticket, "tkt_01", false},
+		{"NotBase32", Ticket, "tkt_" + strings.Repeat("u", 26), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Valid(tt.prefix, tt.in); got != tt.want {
+				t.Fatalf("Valid(%q, %q) = %v, want %v", tt.prefix, tt.in, got, tt.want)
+			}
+		})
+	}
+}

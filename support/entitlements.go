@@ -1,0 +1,36 @@
+package support
+
+import "context"
+
+// Entitlements is what support needs from tenancy: whether the tenant has
+// the tickets module on, and a share of its monthly ticket allowance.
+// *tenancy.Service implements it; it is declared here, where it is used,
+// so that support depends on the behaviour and not on tenancy's types.
+type Entitlements interface {
+	// RequireModule returns nil when module is on for the tenant, else an
+	// error wrapping tenancy.ErrModuleDisabled (or tenancy.ErrNotFound for
+	// an unknown tenant).
+	RequireModule(ctx context.Context, tenantID, module string) error
+	// Consume uses n units of the tenant's monthly allowance of a metered
+	// feature, within the transaction carried by ctx, so that the units
+	// are given back if that transaction rolls back. It returns an error
+	// wrapping tenancy.ErrLimitExceeded when the allowance would be passed,
+	// under any concurrency.
+	Consume(ctx context.Context, tenantID, feature string, n int64) error
+}
+
+// TxFunc runs fn in one transaction carried by the context fn receives and
+// commits only when fn returns nil. The server passes a closure over
+// database.RunInTx and its *bun.DB:
+//
+//	func(ctx context.Context, fn func(context.Context) error) error {
+//		return database.RunInTx(ctx, db, fn)
+//	}
+//
+// which keeps support free of SQL while consuming the allowance, taking the
+// next number and inserting the ticket commit or roll back as one.
+type TxFunc func(ctx context.Context, fn func(ctx context.Context) error) error
+
+// noTx runs fn directly: for stores without transactions, such as one in
+// memory, where each step is atomic on its own.
+func noTx(ctx context.Context, fn func(ctx context.Context) error) error { return fn(ctx) }

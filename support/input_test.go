@@ -1,0 +1,146 @@
+package support_test
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/tenantkit/tenantkit/support"
+)
+
+func TestCreateValidation(t *testing.T) {
+	const (
+		required    = "is required"
+		oneOf       = "must be one of: low, normal, high, urgent"
+		singleLine  = "must be a single line without control characters"
+		multiline   = "must not contain control characters other than tab and line breaks"
+		badUTF8     = "must be valid UTF-8"
+		tagRule     = "must be 1-32 characters of a-z, 0-9, '-' or '_' once trimmed and lower-cased (spaces become '-')"
+		refRule     = "must be at most 64 characters without spaces or control characters"
+		tooManyTags = "must have at most 10 items"
+	)
+	tests := []struct {
+		name   string
+		change func(*support.Requester, *support.CreateTicketInput)
+		want   map[string]string // nil: valid
+	}{
+		{"OK", func(*support.Requester, *support.CreateTicketInput) {}, nil},
+		{"OKMinimal", func(_ *support.Requester, in *support.CreateTicketInput) {
+			*in = support.CreateTicketInput{Subject: "x", Description: "y"}
+		}, nil},
+		{"OKLongest", func(r *support.Requester, in *support.CreateTicketInput) {
+			in.Subject = repeat("é", 200) // characters, not bytes
+			in.Description = repeat("ü", 10000)
+			in.Tags = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", repeat("j", 32)}
+			r.ID = repeat("u", 64)
+		}, nil},
+		{"OKMultilineDescription", func(_ *support.Requester, in *support.CreateTicketInput) {
+			in.Description = "line 1\r\n\tindented\nline 3"
+		}, nil},
+		{"OKNoRequesterEmailOrName", func(r *support.Requester, _ *support.CreateTicketInput) {
+			r.Email, r.Name = "", ""
+		}, nil},
+
+		{"ErrSubjectRequired", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = "" },
+			map[string]string{"subject": required}},
+		{"ErrSubjectBlank", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = " \t " },
+			map[string]string{"subject": required}},
+		{"ErrSubjectTooLong", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = repeat("é", 201) },
+			map[string]string{"subject": "must have at most 200 characters"}},
+		{"ErrSubjectMultiline", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = "one\ntwo" },
+			map[string]string{"subject": singleLine}},
+		{"ErrSubjectBadUTF8", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = "bad \xff" },
+			map[string]string{"subject": badUTF8}},
+		{"ErrDescriptionRequired", func(_ *support.Requester, in *support.CreateTicketInput) { in.Description = "\n\n" },
+			map[string]string{"description": required}},
+		{"ErrDescriptionTooLong", func(_ *support.Requester, in *support.CreateTicketInput) { in.Description = repeat("a", 10001) },
+			map[string]string{"description": "must have at most 10000 characters"}},
+		{"ErrDescriptionNUL", func(_ *support.Requester, in *support.CreateTicketInput) { in.Description = "a\x00b" },
+			map[string]string{"description": multiline}},
+		{"ErrPriorityUnknown", func(_ *support.Requester, in *support.CreateTicketInput) { in.Priority = "asap" },
+			map[string]string{"priority": oneOf}},
+		{"ErrPriorityCase", func(_ *support.Requester, in *support.CreateTicketInput) { in.Priority = "HIGH" },
+			map[string]string{"priority": oneOf}},
+		{"ErrTooManyTags", func(_ *support.Requester, in *support.CreateTicketInput) {
+			in.Tags = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}
+		}, map[string]string{"tags": tooManyTags}},
+		{"ErrTooManyTagsBeforeDedup", func(_ *support.Requester, in *support.CreateTicketInput) {
+			in.Tags = slices.Repeat([]string{"a"}, 11)
+		}, map[string]string{"tags": tooManyTags}},
+		{"ErrTagEmpty", func(_ *support.Requester, in *support.CreateTicketInput) { in.Tags = []string{"ok", "  "} },
+			map[string]string{"tags[1]": tagRule}},
+		{"ErrTagTooLong", func(_ *support.Requester, in *support.CreateTicketInput) { in.Tags = []string{repeat("a", 33)} },
+			map[string]string{"tags[0]": tagRule}},
+		{"ErrTagChars", func(_ *support.Requester, in *support.CreateTicketInput) { in.Tags = []string{"ok", "c++", "café"} },
+			map[string]string{"tags[1]": tagRule, "tags[2]": tagRule}},
+		{"ErrRequesterIDRequired", func(r *support.Requester, _ *support.CreateTicketInput) { r.ID = "" },
+			map[string]string{"requester.id": required}},
+		{"ErrRequesterIDSpace", func(r *support.Requester, _ *support.CreateTicketInput) { r.ID = "usr 1" },
+			map[string]string{"requester.id": refRule}},
+		{"ErrRequesterIDTooLong", func(r *support.Requester, _ *support.CreateTicketInput) { r.ID = repeat("u", 65) },
+			map[string]string{"requester.id": refRule}},
+		{"ErrRequesterEmailTooLong", func(r *support.Requester, _ *support.CreateTicketInput) { r.Email = repeat("a", 250) + "@x.io" },
+			map[string]string{"requester.email": "must have at most 254 characters"}},
+		{"ErrRequesterNameControl", func(r *support.Requester, _ *support.CreateTicketInput) { r.Name = "Ana\x1b[31m" },
+			map[string]string{"requester.name": singleLine}},
+		{"ErrEverything", func(r *support.Requester, in *support.CreateTicketInput) {
+			*in = support.CreateTicketInput{Priority: "p0", Tags: []string{"#1"}}
+			r.ID = ""
+		}, map[string]string{
+			"subject": required, "description": required, "priority": oneOf, "tags[0]": tagRule, "requester.id": required,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := newUnit(t)
+			req, in := requester(), validInput()
+			tt.change(&req, &in)
+			_, err := u.svc.Create(context.Background(), unitTenant, req, in)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Create = %v, want nil", err)
+				}
+				return
+			}
+			if got := fieldErrors(t, err); !maps.Equal(got, tt.want) {
+				t.Fatalf("field errors:\n got %v\nwant %v", got, tt.want)
+			}
+			if u.ent.used != 0 {
+				t.Errorf("invalid input consumed %d of the allowance, want 0", u.ent.used)
+			}
+			if ts, _, _ := u.store.ListTickets(context.Background(), unitTenant, support.ListFilter{Limit: 10}); len(ts) != 0 {
+				t.Errorf("invalid input stored %d tickets, want 0", len(ts))
+			}
+		})
+	}
+}
+
+func TestCreateNormalises(t *testing.T) {
+	u := newUnit(t)
+	req := support.Requester{ID: " usr_1 ", Email: " ana@example.com ", Name: " Ana "}
+	in := support.CreateTicketInput{
+		Subject:     "  Export fails  ",
+		Description: "  keep my\n  indentation  ",
+		Tags:        []string{"Export", " billing  issue ", "export", "EXPORT", "billing-issue", "a_b"},
+	}
+	got, err := u.svc.Create(context.Background(), unitTenant, req, in)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if want := "Export fails"; got.Subject != want {
+		t.Errorf("Subject = %q, want %q", got.Subject, want)
+	}
+	if got.Description != in.Description {
+		t.Errorf("Description = %q, want it verbatim: %q", got.Description, in.Description)
+	}
+	if want := []string{"export", "billing-issue", "a_b"}; !slices.Equal(got.Tags, want) {
+		t.Errorf("Tags = %q, want %q", got.Tags, want)
+	}
+	if want := (support.Requester{ID: "usr_1", Email: "ana@example.com", Name: "Ana"}); got.Requester != want {
+		t.Errorf("Requester = %+v, want %+v", got.Requester, want)
+	}
+	if got.Priority != support.PriorityNormal {
+		t.Errorf("Priority = %q, want the default %q", got.Priority, support.PriorityNormal)
+	}
+}

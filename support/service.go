@@ -1,0 +1,111 @@
+package support
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/id"
+)
+
+// Service holds the rules of support: who may open tickets and how many,
+// what a valid ticket is, and how tickets move between statuses. Every
+// method takes the tenant explicitly and never sees another tenant's
+// tickets.
+type Service struct {
+	store Store
+	ent   Entitlements
+	tx    TxFunc
+	now   func() time.Time
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock makes the service read time from now (tests use a fixed clock).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// NewService returns a Service keeping tickets in store and consulting ent
+// (in practice the *tenancy.Service) for modules and allowances. tx runs
+// the steps of Create in one transaction (see TxFunc); nil runs them
+// without one, which only suits stores whose operations cannot fail
+// halfway, such as one in memory.
+func NewService(store Store, ent Entitlements, tx func(ctx context.Context, fn func(ctx context.Context) error) error, opts ...Option) *Service {
+	if tx == nil {
+		tx = noTx
+	}
+	s := &Service{store: store, ent: ent, tx: tx, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// clock returns the current time as stored: UTC, to the microsecond that
+// Postgres keeps, so a ticket reads back exactly as Create returned it.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// Create opens a ticket for requester (the caller) in status open, with the
+// tenant's next number. It needs module support.tickets on (an error
+// wrapping tenancy.ErrModuleDisabled) and consumes one unit of the monthly
+// support.tickets allowance (tenancy.ErrLimitExceeded when used up, even
+// under concurrent creates). Invalid input is an *InvalidError listing
+// every field at once, by JSON path. Consuming, numbering and inserting
+// commit together or not at all.
+func (s *Service) Create(ctx context.Context, tenantID string, requester Requester, in CreateTicketInput) (Ticket, error) {
+	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleTickets); err != nil {
+		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
+	}
+	f, err := validateCreate(requester, in)
+	if err != nil {
+		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
+	}
+	var t Ticket
+	err = s.tx(ctx, func(ctx context.Context) error {
+		if err := s.ent.Consume(ctx, tenantID, catalog.FeatureTickets, 1); err != nil {
+			return err
+		}
+		n, err := s.store.NextNumber(ctx, tenantID)
+		if err != nil {
+			return fmt.Errorf("next number: %w", err)
+		}
+		// The id and times are taken after the number, which concurrent
+		// creates wait for, so that newest-first by id is also by number.
+		now := s.clock()
+		t = Ticket{
+			ID:          id.New(id.Ticket),
+			Number:      n,
+			Subject:     f.subject,
+			Description: f.description,
+			Status:      StatusOpen,
+			Priority:    f.priority,
+			Requester:   f.requester,
+			Tags:        f.tags,
+			CreatedAt:   now,
+			UpdatedAt:   now,
+		}
+		return s.store.CreateTicket(ctx, tenantID, t)
+	})
+	if err != nil {
+		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
+	}
+	return t, nil
+}
+
+// Get returns the tenant's ticket with id. ErrNotFound when the tenant has
+// none (another tenant's ticket included); module support.tickets must be
+// on, as for Create.
+func (s *Service) Get(ctx context.Context, tenantID, ticketID string) (Ticket, error) {
+	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleTickets); err != nil {
+		return Ticket{}, fmt.Errorf("support: ticket %s: %w", ticketID, err)
+	}
+	if !id.Valid(id.Ticket, ticketID) {
+		return Ticket{}, fmt.Errorf("support: ticket %q: %w", ticketID, ErrNotFound)
+	}
+	t, err := s.store.Ticket(ctx, tenantID, ticketID)
+	if err != nil {
+		return Ticket{}, fmt.Errorf("support: ticket %s: %w", ticketID, err)
+	}
+	return t, nil
+}

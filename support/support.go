@@ -1,0 +1,59 @@
+// Package support is the help desk between the platform and its tenants:
+// tickets that a tenant's users open with the platform team, numbered per
+// tenant, moved through a fixed set of statuses by the platform's agents,
+// prioritised, tagged and assigned.
+//
+// The package is plain Go: Service holds the rules (validation, the status
+// transition table, module gating and the monthly ticket allowance), Store is
+// the persistence it needs, and BunStore implements Store on Postgres and
+// SQLite. The HTTP edge lives in httpapi; supporttest holds the conformance
+// suite every Store must pass.
+package support
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Ticket is a request for help that a tenant's user opened with the
+// platform team.
+type Ticket struct {
+	// ID is "tkt_" + a ULID, so that ids sort by creation time.
+	ID string `json:"id"`
+	// Number counts the tenant's tickets from 1, for people to quote
+	// ("ticket #42"); unique within the tenant, never reused.
+	Number      int64    `json:"number"`
+	Subject     string   `json:"subject"`
+	Description string   `json:"description"`
+	Status      Status   `json:"status"`
+	Priority    Priority `json:"priority"`
+	// Requester is the user who opened the ticket, as they were then.
+	Requester Requester `json:"requester"`
+	// AssigneeID names the agent working on the ticket; nil when nobody is.
+	// Agents are the host platform's people, so the id is the host's to
+	// choose and is not checked against tenancy's users.
+	AssigneeID *string `json:"assignee_id"`
+	// Tags are normalised labels (see NormalizeTag), never nil.
+	Tags      []string  `json:"tags"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// MarshalJSON writes tags as [] rather than null when there are none, so
+// that clients can iterate without a check, whoever built the Ticket.
+func (t Ticket) MarshalJSON() ([]byte, error) {
+	type plain Ticket // drops this method, so the call below does not recurse
+	if t.Tags == nil {
+		t.Tags = []string{}
+	}
+	return json.Marshal(plain(t))
+}
+
+// Requester is who opened a ticket. It is a snapshot taken at creation:
+// renaming the user later does not rewrite their old tickets, and support
+// needs no access to tenancy's users to show them.
+type Requester struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+}

@@ -1,0 +1,151 @@
+package tenancy
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tenantkit/tenantkit/catalog"
+)
+
+// ModuleState says whether one module is on for a tenant, as
+// PATCH /api/tenant/entitlements/toggle answers it.
+type ModuleState struct {
+	Module  string `json:"module"`
+	Enabled bool   `json:"enabled"`
+}
+
+// moduleOn decides whether module is on: the tenant's switch when the plan
+// lets it switch the module, else whether the plan includes it. A switch
+// left over from an earlier plan that no longer offers the module has no
+// effect.
+func (s *Service) moduleOn(plan catalog.Plan, toggles map[string]bool, module string) bool {
+	if on, ok := toggles[module]; ok && s.catalog.Toggleable(plan, module) {
+		return on
+	}
+	return plan.Includes(module)
+}
+
+// Modules lists every module the tenant's plan includes or sells as an
+// add-on, in catalog order, with whether it is on. ErrNotFound when the
+// tenant does not exist.
+func (s *Service) Modules(ctx context.Context, tenantID string) ([]ModuleState, error) {
+	t, plan, err := s.tenantPlan(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	toggles, err := s.store.ModuleToggles(ctx, t.ID)
+	if err != nil {
+		return nil, fmt.Errorf("tenancy: modules of %s: %w", t.ID, err)
+	}
+	out := []ModuleState{}
+	for _, app := range s.catalog.Apps {
+		for _, m := range app.Modules {
+			if _, addOn := plan.AddOn(m.ID); !plan.Includes(m.ID) && !addOn {
+				continue
+			}
+			out = append(out, ModuleState{Module: m.ID, Enabled: s.moduleOn(plan, toggles, m.ID)})
+		}
+	}
+	return out, nil
+}
+
+// EnabledModules returns the ids of the modules on for a tenant, sorted:
+// its plan's included modules, with its switches applied on top.
+func (s *Service) EnabledModules(ctx context.Context, tenantID string) ([]string, error) {
+	states, err := s.Modules(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	on := []string{}
+	for _, m := range states {
+		if m.Enabled {
+			on = append(on, m.Module)
+		}
+	}
+	slices.Sort(on)
+	return on, nil
+}
+
+// RequireModule returns ErrModuleDisabled unless module is on for the tenant.
+func (s *Service) RequireModule(ctx context.Context, tenantID, module string) error {
+	on, err := s.EnabledModules(ctx, tenantID)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(on, module) {
+		return fmt.Errorf("tenancy: module %s: %w", module, ErrModuleDisabled)
+	}
+	return nil
+}
+
+// ToggleModule switches a module on or off for the tenant on behalf of a
+// member with role, and reports whether that changed anything. Asking for
+// the state the module already has changes nothing and notifies no one; a
+// change creates a module.toggled notification in the same transaction.
+// ErrForbidden unless the role may manage entitlements (owner, admin);
+// InvalidError (field "module") unless the plan lets the tenant switch the
+// module (catalog.Catalog.Toggleable); ErrNotFound for an unknown tenant.
+func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, module string, enabled bool) (ModuleState, bool, error) {
+	if !role.Can(PermEntitlementsManage) {
+		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %s as %s: %w", module, role, ErrForbidden)
+	}
+	t, plan, err := s.tenantPlan(ctx, tenantID)
+	if err != nil {
+		return ModuleState{}, false, err
+	}
+	if !s.catalog.Toggleable(plan, module) {
+		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %q: %w", module, invalid("module", s.toggleableHint(plan)))
+	}
+	var changed bool
+	err = s.store.RunInTx(ctx, func(ctx context.Context) error {
+		var err error
+		changed, err = s.store.SetModuleToggle(ctx, t.ID, module, enabled, plan.Includes(module), s.now().UTC())
+		if err != nil {
+			return fmt.Errorf("tenancy: toggle %s for %s: %w", module, t.ID, err)
+		}
+		if !changed {
+			return nil
+		}
+		_, err = s.Notify(ctx, t.ID, s.toggledNotification(module, enabled))
+		return err
+	})
+	if err != nil {
+		return ModuleState{}, false, err
+	}
+	return ModuleState{Module: module, Enabled: enabled}, changed, nil
+}
+
+// toggleableHint tells a caller which modules its plan lets it switch.
+func (s *Service) toggleableHint(plan catalog.Plan) string {
+	var ids []string
+	for _, app := range s.catalog.Apps {
+		for _, m := range app.Modules {
+			if s.catalog.Toggleable(plan, m.ID) {
+				ids = append(ids, m.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return fmt.Sprintf("plan %q has no module you can switch", plan.ID)
+	}
+	return fmt.Sprintf("plan %q lets you switch only %s", plan.ID, strings.Join(ids, ", "))
+}
+
+func (s *Service) toggledNotification(module string, enabled bool) NewNotification {
+	name := module
+	if m, ok := s.catalog.Module(module); ok {
+		name = m.Name
+	}
+	state := "disabled"
+	if enabled {
+		state = "enabled"
+	}
+	return NewNotification{
+		Type:  NotificationModuleToggled,
+		Title: fmt.Sprintf("%s %s", name, state),
+		Body:  fmt.Sprintf("The %s module (%s) was %s for your organisation.", name, module, state),
+		Data:  map[string]any{"module": module, "enabled": enabled},
+	}
+}

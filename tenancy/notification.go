@@ -1,0 +1,204 @@
+package tenancy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tenantkit/tenantkit/internal/id"
+)
+
+// Notification is a message to a tenant about something that happened to
+// its account: a payment, a limit nearly reached, a contract decision, a
+// module switched. Notifications are created by the domain that caused
+// them, in the same transaction, and listed by GET /api/tenant/notifications.
+type Notification struct {
+	ID       string `json:"id"`
+	TenantID string `json:"-"`
+	// Type is one of the Notification* constants, or another dotted name
+	// ("<resource>.<event>") that a host application defines.
+	Type  string `json:"type"`
+	Title string `json:"title"`
+	Body  string `json:"body"`
+	// Data holds the machine-readable details (ids, amounts, thresholds).
+	// Service and BunStore return numbers as json.Number, so that amounts
+	// keep every digit.
+	Data      map[string]any `json:"data"`
+	CreatedAt time.Time      `json:"created_at"`
+	// ReadAt is when the tenant first marked it read; nil while unread.
+	ReadAt *time.Time `json:"read_at"`
+}
+
+// Notification types created by tenantkit's domains.
+const (
+	NotificationPaymentSucceeded       = "payment.succeeded"
+	NotificationPaymentFailed          = "payment.failed"
+	NotificationPaymentRefunded        = "payment.refunded"
+	NotificationEntitlementThreshold   = "entitlement.threshold"
+	NotificationContractRequestUpdated = "contract_request.updated"
+	NotificationModuleToggled          = "module.toggled"
+)
+
+// Bounds of a notification, so that no caller can grow a tenant's list
+// without limit. Characters are Unicode code points.
+const (
+	// MaxNotificationTitle is the longest title, in characters.
+	MaxNotificationTitle = 200
+	// MaxNotificationBody is the longest body, in characters.
+	MaxNotificationBody = 2000
+	// MaxNotificationData is the most bytes Data may take encoded as JSON.
+	MaxNotificationData = 8 << 10
+)
+
+const (
+	maxNotificationType = 64  // bytes
+	maxNotificationKey  = 200 // bytes
+	defaultListLimit    = 20  // notifications per page when unset
+	maxListLimit        = 100 // notifications per page at most
+)
+
+var notificationTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
+
+// NewNotification is what Notify needs.
+type NewNotification struct {
+	Type  string
+	Title string
+	Body  string
+	Data  map[string]any
+	// Key, when set, names the event the notification reports (a webhook
+	// event id, "entitlement.threshold:support.tickets:2026-11:80"): a
+	// tenant gets at most one notification per key, and Notify answers
+	// ErrConflict for the second. Keys are not shown to the tenant.
+	Key string
+}
+
+// NotificationFilter selects a page of a tenant's notifications.
+type NotificationFilter struct {
+	// UnreadOnly keeps only notifications not yet read.
+	UnreadOnly bool
+	// Limit is the page size: 20 when 0, clamped to 1..100.
+	Limit int
+	// Before, when set, is the id of the last notification of the previous
+	// page: only older ones are returned.
+	Before string
+}
+
+// Notify creates a notification for the tenant. It runs on the transaction
+// carried by ctx, so a domain that calls it inside its own
+// database.RunInTx gets a notification if and only if its change commits.
+// InvalidError (ErrInvalid) for a bad type, a missing or long title, a long
+// body or data; ErrConflict when n.Key was used before; ErrNotFound when
+// the tenant does not exist.
+func (s *Service) Notify(ctx context.Context, tenantID string, n NewNotification) (Notification, error) {
+	data, err := checkNotification(n)
+	if err != nil {
+		return Notification{}, fmt.Errorf("tenancy: notify %s: %w", tenantID, err)
+	}
+	out := Notification{
+		ID: id.New(id.Notification), TenantID: tenantID,
+		Type: n.Type, Title: n.Title, Body: n.Body, Data: data,
+		CreatedAt: s.now().UTC().Truncate(time.Microsecond),
+	}
+	if err := s.store.CreateNotification(ctx, out, n.Key); err != nil {
+		return Notification{}, fmt.Errorf("tenancy: notify %s of %s: %w", tenantID, n.Type, err)
+	}
+	return out, nil
+}
+
+// checkNotification validates n and returns its data as a Store returns
+// it, so that Notify's result reads exactly like a later listing.
+func checkNotification(n NewNotification) (map[string]any, error) {
+	fields := map[string]string{}
+	if len(n.Type) > maxNotificationType || !notificationTypeRE.MatchString(n.Type) {
+		fields["type"] = fmt.Sprintf("must be a dotted lower-case name of at most %d characters, e.g. %q", maxNotificationType, NotificationModuleToggled)
+	}
+	if n.Title == "" || utf8.RuneCountInString(n.Title) > MaxNotificationTitle {
+		fields["title"] = fmt.Sprintf("must be 1-%d characters", MaxNotificationTitle)
+	}
+	if utf8.RuneCountInString(n.Body) > MaxNotificationBody {
+		fields["body"] = fmt.Sprintf("must be at most %d characters", MaxNotificationBody)
+	}
+	if len(n.Key) > maxNotificationKey {
+		fields["key"] = fmt.Sprintf("must be at most %d bytes", maxNotificationKey)
+	}
+	var data map[string]any
+	encoded, err := encodeData(n.Data)
+	switch {
+	case err != nil:
+		fields["data"] = "must be encodable as JSON"
+	case len(encoded) > MaxNotificationData:
+		fields["data"] = fmt.Sprintf("must encode to at most %d bytes of JSON", MaxNotificationData)
+	default:
+		if data, err = decodeData(encoded); err != nil {
+			fields["data"] = "must be a JSON object"
+		}
+	}
+	if len(fields) > 0 {
+		return nil, &InvalidError{Fields: fields}
+	}
+	return data, nil
+}
+
+// encodeData is how Data is stored: a JSON object, "{}" when empty.
+func encodeData(data map[string]any) ([]byte, error) {
+	if data == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(data)
+}
+
+// decodeData decodes stored notification data, keeping numbers as
+// json.Number so that large integers keep every digit.
+func decodeData(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var data map[string]any
+	if err := dec.Decode(&data); err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	return data, nil
+}
+
+// Notifications lists a page of the tenant's notifications, newest first,
+// and whether older ones follow. InvalidError (field "before") when Before
+// is not a notification id.
+func (s *Service) Notifications(ctx context.Context, tenantID string, f NotificationFilter) ([]Notification, bool, error) {
+	if f.Before != "" && !id.Valid(id.Notification, f.Before) {
+		return nil, false, fmt.Errorf("tenancy: notifications of %s: %w", tenantID, invalid("before", "must be a notification id"))
+	}
+	f.Limit = clampLimit(f.Limit)
+	ns, more, err := s.store.Notifications(ctx, tenantID, f)
+	if err != nil {
+		return nil, false, fmt.Errorf("tenancy: notifications of %s: %w", tenantID, err)
+	}
+	return ns, more, nil
+}
+
+// MarkNotificationRead marks one of the tenant's notifications read and
+// returns it; marking it again keeps the first read time. ErrNotFound when
+// the tenant has no such notification.
+func (s *Service) MarkNotificationRead(ctx context.Context, tenantID, notificationID string) (Notification, error) {
+	if !id.Valid(id.Notification, notificationID) {
+		return Notification{}, fmt.Errorf("tenancy: notification %q: %w", notificationID, ErrNotFound)
+	}
+	n, err := s.store.MarkNotificationRead(ctx, tenantID, notificationID, s.now().UTC().Truncate(time.Microsecond))
+	if err != nil {
+		return Notification{}, fmt.Errorf("tenancy: mark notification %s read: %w", notificationID, err)
+	}
+	return n, nil
+}
+
+// clampLimit applies the list conventions: 20 when unset, else 1..100.
+func clampLimit(limit int) int {
+	if limit == 0 {
+		return defaultListLimit
+	}
+	return min(max(limit, 1), maxListLimit)
+}

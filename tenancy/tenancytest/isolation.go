@@ -1,0 +1,100 @@
+package tenancytest
+
+import (
+	"testing"
+
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// testIsolation gives tenant B one of every tenant-owned row and checks
+// that none of it is visible to, or changeable through, tenant A.
+func testIsolation(t *testing.T, s tenancy.Store) {
+	ctx := t.Context()
+	a, b := mustTenant(t, s), mustTenant(t, s)
+	userB := mustUser(t, s)
+	mustMember(t, s, b.ID, userB.ID, tenancy.RoleOwner)
+	if _, err := s.ConsumeUsage(ctx, b.ID, featureA, periodA, 3, -1); err != nil {
+		t.Fatalf("ConsumeUsage(B): %v", err)
+	}
+	limit := int64(4)
+	if err := s.SetLimitOverride(ctx, b.ID, featureA, &limit); err != nil {
+		t.Fatalf("SetLimitOverride(B): %v", err)
+	}
+	if _, err := s.SetModuleToggle(ctx, b.ID, "support.sla", true, false, at(1)); err != nil {
+		t.Fatalf("SetModuleToggle(B): %v", err)
+	}
+	noteB := mustNotification(t, s, b.ID, "shared-key")
+
+	t.Run("Usage", func(t *testing.T) {
+		got, err := s.Usage(ctx, a.ID, featureA, periodA)
+		wantErr(t, "Usage(A)", err, nil)
+		if got != 0 {
+			t.Fatalf("A's usage: got %d, want 0", got)
+		}
+	})
+	t.Run("ConsumeUsage", func(t *testing.T) {
+		got, err := s.ConsumeUsage(ctx, a.ID, featureA, periodA, 1, 1)
+		wantErr(t, "ConsumeUsage(A) with limit 1", err, nil)
+		if got != 1 {
+			t.Fatalf("A's usage after consuming 1: got %d, want 1", got)
+		}
+	})
+	t.Run("LimitOverrides", func(t *testing.T) {
+		got, err := s.LimitOverrides(ctx, a.ID)
+		wantErr(t, "LimitOverrides(A)", err, nil)
+		if len(got) != 0 {
+			t.Fatalf("A's overrides: got %s, want none", showLimits(got))
+		}
+	})
+	t.Run("ModuleToggles", func(t *testing.T) {
+		got, err := s.ModuleToggles(ctx, a.ID)
+		wantErr(t, "ModuleToggles(A)", err, nil)
+		if len(got) != 0 {
+			t.Fatalf("A's toggles: got %v, want none", got)
+		}
+	})
+	t.Run("SetModuleToggle", func(t *testing.T) {
+		changed, err := s.SetModuleToggle(ctx, a.ID, "support.sla", true, false, at(2))
+		wantErr(t, "SetModuleToggle(A)", err, nil)
+		if !changed {
+			t.Fatalf("A enabling a module B enabled: got changed=false, want true")
+		}
+	})
+	t.Run("Notifications", func(t *testing.T) {
+		got, more, err := s.Notifications(ctx, a.ID, tenancy.NotificationFilter{Limit: 100})
+		wantErr(t, "Notifications(A)", err, nil)
+		if len(got) != 0 || more {
+			t.Fatalf("A's notifications: got %v more=%v, want none", ids(got), more)
+		}
+	})
+	t.Run("NotificationKeyPerTenant", func(t *testing.T) {
+		mustNotification(t, s, a.ID, "shared-key")
+	})
+	t.Run("MarkNotificationRead", func(t *testing.T) {
+		_, err := s.MarkNotificationRead(ctx, a.ID, noteB.ID, at(3))
+		wantErr(t, "MarkNotificationRead(A, B's notification)", err, tenancy.ErrNotFound)
+		got, _, err := s.Notifications(ctx, b.ID, tenancy.NotificationFilter{Limit: 1, UnreadOnly: true})
+		wantErr(t, "Notifications(B)", err, nil)
+		if len(got) != 1 || got[0].ID != noteB.ID {
+			t.Fatalf("B's unread notifications after A tried to read one: got %v, want [%s]", ids(got), noteB.ID)
+		}
+	})
+	t.Run("Members", func(t *testing.T) {
+		n, err := s.CountMembers(ctx, a.ID)
+		wantErr(t, "CountMembers(A)", err, nil)
+		if n != 0 {
+			t.Fatalf("A's members: got %d, want 0", n)
+		}
+		_, err = s.Membership(ctx, a.ID, userB.ID)
+		wantErr(t, "Membership(A, B's member)", err, tenancy.ErrNotFound)
+	})
+	t.Run("BUnchanged", func(t *testing.T) {
+		used, err := s.Usage(ctx, b.ID, featureA, periodA)
+		wantErr(t, "Usage(B)", err, nil)
+		overrides, err := s.LimitOverrides(ctx, b.ID)
+		wantErr(t, "LimitOverrides(B)", err, nil)
+		if used != 3 || !sameLimits(overrides, map[string]*int64{featureA: &limit}) {
+			t.Fatalf("B after A's activity: usage %d, overrides %s; want 3, {%s=4}", used, showLimits(overrides), featureA)
+		}
+	})
+}
