@@ -2,6 +2,7 @@ package billing_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -48,8 +49,8 @@ func TestBunStoreUnknownTenant(t *testing.T) {
 		s := billing.NewBunStore(db)
 		inv := billing.Invoice{ID: "inv_01jd0000000000000000000000", TenantID: "ten_nobody", Number: "INV-000001",
 			Status: billing.StatusDraft, Currency: "USD", CreatedAt: time.Now().UTC()}
-		if err := s.CreateInvoice(context.Background(), inv); err == nil {
-			t.Fatal("CreateInvoice for an unknown tenant succeeded")
+		if err := s.CreateInvoice(context.Background(), inv); !errors.Is(err, billing.ErrNotFound) {
+			t.Fatalf("CreateInvoice for an unknown tenant: got %v, want ErrNotFound", err)
 		}
 	}, tenancy.Migrations(), billing.Migrations())
 }

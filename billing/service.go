@@ -188,14 +188,14 @@ func (s *Service) TenantOf(ctx context.Context, invoiceID string) (string, error
 // unless the invoice is a draft; ErrNotFound; an error wrapping
 // tenancy.ErrModuleDisabled when the module is off.
 func (s *Service) Finalize(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
-	return s.transition(ctx, tenantID, invoiceID, "finalize", StatusOpen)
+	return s.transition(ctx, tenantID, invoiceID, "finalize", StatusDraft, StatusOpen)
 }
 
 // Void cancels an open invoice: nothing is owed any more (amount_due 0).
 // *TransitionError (ErrConflict) unless the invoice is open; ErrNotFound;
 // an error wrapping tenancy.ErrModuleDisabled when the module is off.
 func (s *Service) Void(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
-	return s.transition(ctx, tenantID, invoiceID, "void", StatusVoid)
+	return s.transition(ctx, tenantID, invoiceID, "void", StatusOpen, StatusVoid)
 }
 
 // MarkUncollectible writes an open invoice off as a bad debt; amount_due
@@ -203,17 +203,18 @@ func (s *Service) Void(ctx context.Context, tenantID, invoiceID string) (Invoice
 // invoice is open; ErrNotFound; an error wrapping
 // tenancy.ErrModuleDisabled when the module is off.
 func (s *Service) MarkUncollectible(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
-	return s.transition(ctx, tenantID, invoiceID, "mark uncollectible", StatusUncollectible)
+	return s.transition(ctx, tenantID, invoiceID, "mark uncollectible", StatusOpen, StatusUncollectible)
 }
 
-// transition applies one of the tenant's own status changes under the
-// invoice's row lock.
-func (s *Service) transition(ctx context.Context, tenantID, invoiceID, action string, to Status) (Invoice, error) {
+// transition applies one of the tenant's own status changes, from → to,
+// under the invoice's row lock. from matters beside CanTransition: paid →
+// open is a legal move, but only a refund makes it, never Finalize.
+func (s *Service) transition(ctx context.Context, tenantID, invoiceID, action string, from, to Status) (Invoice, error) {
 	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
 		return Invoice{}, fmt.Errorf("billing: %s %s: %w", action, invoiceID, err)
 	}
 	inv, err := s.update(ctx, tenantID, invoiceID, func(inv *Invoice, now time.Time) error {
-		if !CanTransition(inv.Status, to) {
+		if inv.Status != from || !CanTransition(from, to) {
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: action}
 		}
 		if to == StatusOpen {

@@ -121,7 +121,7 @@ func (s *BunStore) NextNumber(ctx context.Context, tenantID string) (int64, erro
 	var n int64
 	err := s.conn(ctx).NewInsert().Model(&seed).
 		On("CONFLICT (tenant_id) DO UPDATE").
-		Set("last_number = ticket_sequences.last_number + 1").
+		Set("last_number = ?TableAlias.last_number + 1").
 		Returning("last_number").
 		Scan(ctx, &n)
 	if err != nil {

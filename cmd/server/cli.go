@@ -53,10 +53,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// parse parses a subcommand's flags; errors (and -h) print its usage.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+// parse parses a subcommand's flags, which may come before or after its
+// positional arguments; errors (and -h) print its usage. It returns the
+// positional arguments.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
 	fs.SetOutput(stderr)
-	return fs.Parse(args)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -65,7 +77,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := serveFlags(fs, &cfg); err != nil {
 		return err
 	}
-	if err := parse(fs, args, stderr); err != nil {
+	if _, err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if cfg.Demo && len(cfg.WebhookSecrets) == 0 {
@@ -98,7 +110,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var cfg config
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	commonFlags(fs, &cfg)
-	if err := parse(fs, args, stderr); err != nil {
+	if _, err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	a, err := openApp(ctx, cfg, stderr, false)
@@ -160,7 +172,8 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", strings.TrimSpace(cmd+" "+sub))
 	}
-	if err := parse(fs, args, stderr); err != nil {
+	positional, err := parse(fs, args, stderr)
+	if err != nil {
 		return err
 	}
 	a, err := openApp(ctx, cfg, stderr, true)
@@ -207,13 +220,13 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return output(stdout, cfg.JSON, apiKeyJSON{ID: k.ID, Key: secret, Scopes: k.Scopes, TenantID: pinned},
 			fmt.Sprintf("created API key %s for %s — store it now, it is not shown again:\n%s", k.ID, email, secret))
 	case "apikey revoke":
-		if fs.NArg() != 1 {
+		if len(positional) != 1 {
 			return errors.New("usage: server apikey revoke KEY_ID")
 		}
-		if err := svc.RevokeAPIKey(ctx, fs.Arg(0)); err != nil {
+		if err := svc.RevokeAPIKey(ctx, positional[0]); err != nil {
 			return err
 		}
-		return output(stdout, cfg.JSON, map[string]any{"id": fs.Arg(0), "revoked": true}, "revoked "+fs.Arg(0))
+		return output(stdout, cfg.JSON, map[string]any{"id": positional[0], "revoked": true}, "revoked "+positional[0])
 	case "seed ":
 		if !demo {
 			return errors.New("usage: server seed --demo")

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+)
+
+// databases runs fn against an empty SQLite and an empty Postgres database.
+func databases(t *testing.T, fn func(t *testing.T, url string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, dbtest.SQLiteURL(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, dbtest.PostgresURL(t)) })
+}
+
+// mustCLI runs one admin command and returns its standard output.
+func mustCLI(t *testing.T, dbURL string, args ...string) []byte {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	args = append(args, "--database-url", dbURL, "--log-level", "warn")
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("server %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// mustCLIJSON runs an admin command with --json and decodes its output.
+func mustCLIJSON(t *testing.T, dbURL string, args ...string) map[string]any {
+	t.Helper()
+	var out map[string]any
+	b := mustCLI(t, dbURL, append(args, "--json")...)
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	return out
+}
+
+// mustServe starts the real server on a free port, as `server serve` would
+// with args, and stops it when the test ends.
+func mustServe(t *testing.T, dbURL string, args ...string) *server {
+	t.Helper()
+	var cfg config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	if err := serveFlags(fs, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	args = append([]string{"--addr", "127.0.0.1:0", "--database-url", dbURL, "--log-level", "warn"}, args...)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	s, err := startServer(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return s
+}
+
+func get(t *testing.T, url, key string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	var body map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	return resp.StatusCode, body
+}
+
+func TestEndToEnd(t *testing.T) {
+	databases(t, func(t *testing.T, dbURL string) {
+		if got := mustCLIJSON(t, dbURL, "migrate"); got["applied"] == nil {
+			t.Fatalf("migrate --json = %v", got)
+		}
+		ten := mustCLIJSON(t, dbURL, "tenant", "create", "--slug", "acme", "--name", "Acme Corp", "--plan", "growth")
+		if ten["slug"] != "acme" || ten["plan_id"] != "growth" || !strings.HasPrefix(ten["id"].(string), "ten_") {
+			t.Fatalf("tenant create --json = %v", ten)
+		}
+		usr := mustCLIJSON(t, dbURL, "user", "create", "--email", "ann@acme.test", "--name", "Ann")
+		if usr["email"] != "ann@acme.test" || !strings.HasPrefix(usr["id"].(string), "usr_") {
+			t.Fatalf("user create --json = %v", usr)
+		}
+		mustCLIJSON(t, dbURL, "member", "add", "--tenant", "acme", "--email", "ann@acme.test", "--role", "owner")
+		key := mustCLIJSON(t, dbURL, "apikey", "create", "--email", "ann@acme.test", "--scopes", "collections:read,tickets:read")
+		secret, _ := key["key"].(string)
+		if !strings.HasPrefix(secret, "tk_") || len(key["scopes"].([]any)) != 2 || key["tenant_id"] != nil {
+			t.Fatalf("apikey create --json = %v", key)
+		}
+
+		s := mustServe(t, dbURL)
+		status, me := get(t, s.URL()+"/api/auth/me", secret)
+		if status != 200 || me["email"] != "ann@acme.test" || me["active_tenant_id"] != ten["id"] {
+			t.Fatalf("GET /api/auth/me = %d %v", status, me)
+		}
+		status, matrix := get(t, s.URL()+"/api/tenant/access-matrix", secret)
+		if status != 200 || matrix["role"] != "owner" {
+			t.Fatalf("GET /api/tenant/access-matrix = %d %v", status, matrix)
+		}
+		if status, _ := get(t, s.URL()+"/api/health/ready", ""); status != 200 {
+			t.Fatalf("ready = %d", status)
+		}
+		if status, _ := get(t, s.URL()+"/api/nope", ""); status != 404 {
+			t.Fatalf("unknown path = %d", status)
+		}
+		resp, err := http.Get(s.URL() + "/metrics")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("metrics: %v %v", err, resp)
+		}
+		resp.Body.Close()
+
+		mustCLIJSON(t, dbURL, "apikey", "revoke", key["id"].(string))
+		if status, _ := get(t, s.URL()+"/api/auth/me", secret); status != 401 {
+			t.Fatalf("revoked key: status %d, want 401", status)
+		}
+	})
+}
+
+func TestSeedDemo(t *testing.T) {
+	databases(t, func(t *testing.T, dbURL string) {
+		var seed demoSeed
+		if err := json.Unmarshal(mustCLI(t, dbURL, "seed", "--demo", "--json"), &seed); err != nil {
+			t.Fatal(err)
+		}
+		if len(seed.Tenants) != 2 || len(seed.Users) < 3 || len(seed.APIKeys) < 3 || !strings.HasPrefix(seed.WebhookSecret, "whsec_") {
+			t.Fatalf("seed = %+v", seed)
+		}
+		s := mustServe(t, dbURL)
+		// alice belongs to both tenants: she must choose one.
+		status, me := get(t, s.URL()+"/api/auth/me", seed.APIKeys[0].Key)
+		if status != 200 || len(me["tenants"].([]any)) != 2 || me["active_tenant_id"] != nil {
+			t.Fatalf("alice me = %d %v", status, me)
+		}
+		// Seeding twice reuses tenants and users.
+		var again demoSeed
+		if err := json.Unmarshal(mustCLI(t, dbURL, "seed", "--demo", "--json"), &again); err != nil {
+			t.Fatal(err)
+		}
+		if again.Tenants[0].ID != seed.Tenants[0].ID {
+			t.Fatalf("second seed made a new tenant: %v vs %v", again.Tenants, seed.Tenants)
+		}
+	})
+}
+
+func TestServeShutsDownOnSignal(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var stdout bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database-url", dbtest.SQLiteURL(t), "--log-level", "warn"}, &stdout, io.Discard)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop after its context was cancelled")
+	}
+}
+
+func TestCLIErrors(t *testing.T) {
+	url := dbtest.SQLiteURL(t)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"UnknownCommand", []string{"frobnicate"}},
+		{"UnknownPlan", []string{"tenant", "create", "--slug", "x", "--name", "X", "--plan", "gold"}},
+		{"BadScope", []string{"apikey", "create", "--email", "nobody@x.test", "--scopes", "admin"}},
+		{"RevokeUnknown", []string{"apikey", "revoke", "key_nope"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(context.Background(), append(tt.args, "--database-url", url, "--log-level", "warn"), io.Discard, io.Discard)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+		})
+	}
+}
