@@ -117,7 +117,9 @@ func TestCreateAcceptsBounds(t *testing.T) {
 		name   string
 		change func(in *billing.CreateInvoiceInput)
 	}{
-		{"LongestName", func(in *billing.CreateInvoiceInput) { in.Customer.Name = strings.Repeat("é", billing.MaxCustomerNameLen) }},
+		{"LongestName", func(in *billing.CreateInvoiceInput) {
+			in.Customer.Name = strings.Repeat("é", billing.MaxCustomerNameLen)
+		}},
 		{"LongestMemo", func(in *billing.CreateInvoiceInput) { in.Memo = strings.Repeat("✓", billing.MaxMemoLen) }},
 		{"MemoWithLineBreaks", func(in *billing.CreateInvoiceInput) { in.Memo = "Thanks!\r\n\tNet 30" }},
 		{"FullMetadata", func(in *billing.CreateInvoiceInput) {

@@ -23,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -33,6 +34,8 @@ type Config struct {
 	Tenancy *tenancy.Service
 	// Catalog is served at GET /api/catalog/public.
 	Catalog *catalog.Catalog
+	// Support serves the tickets endpoints; nil leaves them 501.
+	Support *support.Service
 
 	// Authenticator decides who is calling. Nil means the built-in chain:
 	// API keys, then (when JWT is configured) JWT bearer tokens and the

@@ -16,8 +16,10 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/internal/idempotency"
+	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -48,6 +50,9 @@ func newAPI(t *testing.T, e *env) *httpapi.API {
 	cfg := httpapi.Config{
 		Tenancy: e.svc, Catalog: catalog.Default(),
 		JWT:         httpapi.JWTConfig{Secret: jwtSecret, Issuer: "https://idp.test", Audience: "tenantkit"},
+		Support: support.NewService(support.NewBunStore(e.db), e.svc, func(ctx context.Context, fn func(context.Context) error) error {
+			return database.RunInTx(ctx, e.db, fn)
+		}),
 		Idempotency: idempotency.New(e.db),
 		Logger:      zerolog.Nop(),
 		RateLimiter: httpapi.NewMemoryRateLimiter(1000, 1000),
@@ -63,8 +68,7 @@ func newAPI(t *testing.T, e *env) *httpapi.API {
 }
 
 func eachEnv(t *testing.T, fn func(t *testing.T, e *env)) {
-	dbtest.Each(t, func(t *testing.T, db *bun.DB) { fn(t, newEnv(t, db, nil)) },
-		idempotency.Migrations(), tenancy.Migrations())
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) { fn(t, newEnv(t, db, nil)) }, migrations()...)
 }
 
 func newEnv(t *testing.T, db *bun.DB, mutate func(*httpapi.Config)) *env {
@@ -94,6 +98,11 @@ func newEnv(t *testing.T, db *bun.DB, mutate func(*httpapi.Config)) *env {
 	e.srv = httptest.NewServer(e.api.Handler())
 	t.Cleanup(e.srv.Close)
 	return e
+}
+
+// migrations are every schema the API's tests need.
+func migrations() []database.Source {
+	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), support.Migrations()}
 }
 
 func (e *env) newKey(email, tenant string, scopes ...tenancy.Scope) string {

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 
 	"bytes"
@@ -134,6 +136,15 @@ var errorTable = []errorMapping{
 	{tenancy.ErrForbidden, http.StatusForbidden, CodeForbidden},
 	{tenancy.ErrModuleDisabled, http.StatusForbidden, CodeModuleDisabled},
 	{tenancy.ErrLimitExceeded, http.StatusForbidden, CodeEntitlementLimitExceeded},
+	// support
+	{support.ErrNotFound, http.StatusNotFound, CodeNotFound},
+	{support.ErrConflict, http.StatusConflict, CodeConflict},
+	{support.ErrInvalid, http.StatusUnprocessableEntity, CodeValidationFailed},
+	// billing
+	{billing.ErrNotFound, http.StatusNotFound, CodeNotFound},
+	{billing.ErrConflict, http.StatusConflict, CodeConflict},
+	{billing.ErrInvalid, http.StatusUnprocessableEntity, CodeValidationFailed},
+	{billing.ErrCurrencyMismatch, http.StatusUnprocessableEntity, CodeValidationFailed},
 	// storage faults: the client may retry
 	{database.ErrUnavailable, http.StatusServiceUnavailable, CodeNotReady},
 }
@@ -143,7 +154,7 @@ var errorTable = []errorMapping{
 // it into a 422 with one FieldError per field.
 type fieldsError interface {
 	error
-	Fields() map[string]string
+	FieldErrors() map[string]string
 }
 
 // problemFor translates any error a handler returns into the problem the
@@ -173,7 +184,7 @@ func mapError(err error, table []errorMapping) *Problem {
 	}
 	var fe fieldsError
 	if errors.As(err, &fe) {
-		fields := fe.Fields()
+		fields := fe.FieldErrors()
 		errs := make([]FieldError, 0, len(fields))
 		for field, msg := range fields {
 			errs = append(errs, FieldError{Field: field, Code: "invalid", Message: msg})

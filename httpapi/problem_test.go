@@ -44,7 +44,7 @@ func mustProblem(tb testing.TB, err error, status int, code string) *Problem {
 type testFieldsError map[string]string
 
 func (e testFieldsError) Error() string             { return "invalid input" }
-func (e testFieldsError) Fields() map[string]string { return e }
+func (e testFieldsError) FieldErrors() map[string]string { return e }
 
 func TestNewProblem(t *testing.T) {
 	p := NewProblem(http.StatusNotFound, CodeNotFound, "no such invoice")

@@ -12,8 +12,6 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
-	"github.com/tenantkit/tenantkit/internal/idempotency"
-	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 func TestCatalog(t *testing.T) {
@@ -72,7 +70,7 @@ func TestReadiness(t *testing.T) {
 		if r := e.do(t, request{method: "GET", path: "/api/health/ready"}); r.status != 200 {
 			t.Fatalf("ready after recovery = %d, want 200", r.status)
 		}
-	}, idempotency.Migrations(), tenancy.Migrations())
+	}, migrations()...)
 }
 
 func TestRoutingProblems(t *testing.T) {
@@ -121,7 +119,7 @@ func TestRateLimit(t *testing.T) {
 		if r := e.do(t, request{method: "GET", path: "/api/auth/me", bearer: e.keyBob}); r.status != 200 {
 			t.Fatalf("other credential: %d", r.status)
 		}
-	}, idempotency.Migrations(), tenancy.Migrations())
+	}, migrations()...)
 }
 
 var _ = catalog.Default

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -83,10 +84,12 @@ func (a *API) table() []endpoint {
 			permission: tenancy.PermNotificationsRead},
 
 		// Support
-		{method: "GET", path: "/api/tickets", group: GroupSupport,
-			scope: tenancy.ScopeTicketsRead, tenant: true, permission: tenancy.PermTicketsRead},
-		{method: "POST", path: "/api/tickets", group: GroupSupport,
-			scope: tenancy.ScopeTicketsWrite, tenant: true, permission: tenancy.PermTicketsWrite, idempotent: true},
+		{method: "GET", path: "/api/tickets", group: GroupSupport, scope: tenancy.ScopeTicketsRead, tenant: true,
+			permission: tenancy.PermTicketsRead, module: catalog.ModuleTickets, handle: with(a.cfg.Support, a.listTickets)},
+		{method: "POST", path: "/api/tickets", group: GroupSupport, scope: tenancy.ScopeTicketsWrite, tenant: true,
+			permission: tenancy.PermTicketsWrite, module: catalog.ModuleTickets, idempotent: true, handle: with(a.cfg.Support, a.createTicket)},
+		{method: "GET", path: "/api/tickets/{id}", group: GroupSupport, scope: tenancy.ScopeTicketsRead, tenant: true,
+			permission: tenancy.PermTicketsRead, module: catalog.ModuleTickets, handle: with(a.cfg.Support, a.getTicket)},
 
 		// Contracts & Billing
 		{method: "GET", path: "/api/contract-requests", group: GroupContracts, tenant: true,
@@ -118,6 +121,15 @@ func (a *API) buildRoutes() []Route {
 		routes[i] = Route{Method: ep.method, Pattern: ep.path, Group: ep.group, Handler: a.chain(ep)}
 	}
 	return routes
+}
+
+// with returns handle when the service it needs is configured, else nil
+// (501): a host app may serve only some groups.
+func with[S any](service *S, handle handlerFunc) handlerFunc {
+	if service == nil {
+		return nil
+	}
+	return handle
 }
 
 // notImplemented answers endpoints whose issue has not landed yet.

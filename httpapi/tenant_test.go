@@ -10,7 +10,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/internal/dbtest"
-	"github.com/tenantkit/tenantkit/internal/idempotency"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -82,7 +81,7 @@ func TestTenantSelection(t *testing.T) {
 				header: map[string]string{"X-Tenant-ID": e.globex.ID}})
 			wantProblem(t, r, http.StatusForbidden, "forbidden")
 		})
-	}, idempotency.Migrations(), tenancy.Migrations())
+	}, migrations()...)
 }
 
 // newEnvOn starts a second API over e's database and data.

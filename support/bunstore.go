@@ -34,7 +34,8 @@ type whereQuery[Q any] interface {
 }
 
 // forTenant scopes q to one tenant's rows. It is the only way this file
-// builds a query of tickets, so that no query can forget the tenant.
+// builds a query that reads, updates or deletes tickets, so that no query
+// can forget the tenant; inserts carry the tenant in the row they write.
 func forTenant[Q whereQuery[Q]](q Q, tenantID string) Q {
 	return q.Where("tenant_id = ?", tenantID)
 }
@@ -93,7 +94,9 @@ func newTicketRow(tenantID string, t Ticket) (ticketRow, error) {
 func (r ticketRow) ticket() (Ticket, error) {
 	tags := []string{}
 	if err := json.Unmarshal([]byte(r.Tags), &tags); err != nil {
-		return Ticket{}, fmt.Errorf("support: ticket %s: decode tags: %w", r.ID, database.Wrap(err))
+		// Not the database's fault, nor retryable: the column holds
+		// something this store never writes.
+		return Ticket{}, fmt.Errorf("support: ticket %s: corrupt tags column: %v", r.ID, err)
 	}
 	if tags == nil { // the column held JSON null
 		tags = []string{}

@@ -29,7 +29,9 @@ type ListFilter struct {
 	Limit int
 	// Before is the id of the last ticket of the previous page ("" for the
 	// first page); the page holds older tickets only. Keyset pagination on
-	// the time-sortable id keeps every page as cheap as the first.
+	// the time-sortable id keeps every page as cheap as the first. Anything
+	// but a ticket id is an *InvalidError on "cursor", the query parameter
+	// that carries it.
 	Before string
 }
 

@@ -14,8 +14,8 @@ const (
 	StatusPending Status = "pending"
 	// StatusOnHold: waiting on a third party (or the team's own backlog).
 	StatusOnHold Status = "on_hold"
-	// StatusSolved: the team considers the request answered; the requester
-	// can still reopen it.
+	// StatusSolved: the team considers the request answered; it can still
+	// be reopened (back to open) until it is closed.
 	StatusSolved Status = "solved"
 	// StatusClosed: final. A closed ticket can no longer change.
 	StatusClosed Status = "closed"

@@ -21,7 +21,8 @@ type Ticket struct {
 	// ID is "tkt_" + a ULID, so that ids sort by creation time.
 	ID string `json:"id"`
 	// Number counts the tenant's tickets from 1, for people to quote
-	// ("ticket #42"); unique within the tenant, never reused.
+	// ("ticket #42"); unique within the tenant. A creation that fails
+	// gives its number back, so on a transactional store there are no gaps.
 	Number      int64    `json:"number"`
 	Subject     string   `json:"subject"`
 	Description string   `json:"description"`

@@ -47,7 +47,7 @@ func (s *BunStore) ConsumeUsage(ctx context.Context, tenantID, feature, period s
 		Set("used = used + ?", n).
 		Where("feature = ?", feature).Where("period = ?", period)
 	if limit >= 0 {
-		q = q.Where("used + ? <= ? + 1", n, limit)
+		q = q.Where("used + ? <= ?", n, limit)
 	}
 	var used int64
 	err := q.Returning("used").Scan(ctx, &used)

@@ -52,8 +52,11 @@ type Store interface {
 
 	// ConsumeUsage atomically adds n to the tenant's usage of feature in
 	// period unless the result would pass limit (limit < 0: no limit), and
-	// returns the usage after the addition. ErrLimitExceeded (usage
-	// unchanged) when it would pass. Concurrent calls never pass the limit.
+	// returns the usage after the addition; the usage before it is that
+	// minus n, because check and increment are one atomic step (Service
+	// decides threshold notifications from the pair). ErrLimitExceeded
+	// (usage unchanged) when it would pass. Concurrent calls never pass
+	// the limit.
 	ConsumeUsage(ctx context.Context, tenantID, feature, period string, n, limit int64) (int64, error)
 	// Usage returns the tenant's usage of feature in period (0 when none).
 	Usage(ctx context.Context, tenantID, feature, period string) (int64, error)

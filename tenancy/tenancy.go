@@ -1,8 +1,9 @@
 // Package tenancy is who is calling and on whose behalf: tenants (the
 // platform's customer companies) on a catalog plan, users, their
 // memberships and roles, API keys, the active tenant of each credential,
-// the access matrix, and the entitlements (limits, usage, modules) that the
-// other domains consult before they create anything.
+// the access matrix, the entitlements (limits, usage, modules) that the
+// other domains consult before they create anything, and the notifications
+// that every domain leaves for a tenant in the transaction of their cause.
 //
 // The package is plain Go: Service holds the rules, Store is the persistence
 // it needs, and BunStore implements Store on Postgres and SQLite.

@@ -15,6 +15,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/idempotency"
+	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -26,11 +27,12 @@ type app struct {
 	db      *bun.DB
 	catalog *catalog.Catalog
 	tenancy *tenancy.Service
+	support *support.Service
 }
 
 // migrationSources lists every domain's migrations in schema order.
 func migrationSources() []database.Source {
-	return []database.Source{idempotency.Migrations(), tenancy.Migrations()}
+	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), support.Migrations()}
 }
 
 // newLogger builds the zerolog logger the config asks for.
@@ -78,6 +80,7 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	}
 	a := &app{cfg: cfg, log: log, db: db, catalog: cat}
 	a.tenancy = tenancy.NewService(tenancy.NewBunStore(db), cat)
+	a.support = support.NewService(support.NewBunStore(db), a.tenancy, a.inTx)
 	return a, nil
 }
 
@@ -97,6 +100,12 @@ func (a *app) ready(ctx context.Context) error {
 		return fmt.Errorf("%d migrations pending", n)
 	}
 	return nil
+}
+
+// inTx runs fn in one database transaction carried by its context; the
+// domain services use it to make multi-step writes atomic.
+func (a *app) inTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return database.RunInTx(ctx, a.db, fn)
 }
 
 func (a *app) close() error { return a.db.Close() }

@@ -72,7 +72,7 @@ func (s *Store) Do(ctx context.Context, scope httpapi.IdempotencyScope, requestH
 		res, err := db.NewInsert().Model(&claim).
 			On("CONFLICT (tenant_id, credential, key) DO UPDATE").
 			Set("request_hash = EXCLUDED.request_hash, status = 0, content_type = '', location = '', body = NULL, created_at = EXCLUDED.created_at").
-			Where("idempotency_keys.created_at < ?", now.Add(-ttl)).
+			Where("?TableAlias.created_at < ?", now.Add(-ttl)).
 			Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("idempotency: claim: %w", database.Wrap(err))

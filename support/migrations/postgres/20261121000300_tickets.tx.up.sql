@@ -32,6 +32,10 @@ CREATE TABLE tickets (
 
 --bun:split
 
+-- Lists are newest first by id. The primary key (tenant_id, id), scanned
+-- backward, already serves the unfiltered list and its keyset pages, so
+-- there is no separate (tenant_id, id DESC) index; each filter has an index
+-- ending in id so that a filtered page is one range scan too.
 CREATE INDEX tickets_status_idx ON tickets (tenant_id, status, id);
 
 --bun:split
