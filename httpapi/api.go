@@ -22,6 +22,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -34,6 +35,8 @@ type Config struct {
 	Tenancy *tenancy.Service
 	// Catalog is served at GET /api/catalog/public.
 	Catalog *catalog.Catalog
+	// Billing serves the collections endpoints; nil leaves them 501.
+	Billing *billing.Service
 	// Support serves the tickets endpoints; nil leaves them 501.
 	Support *support.Service
 

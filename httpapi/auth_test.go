@@ -130,10 +130,10 @@ func TestMe(t *testing.T) {
 func TestScopeAndRole(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		tests := []struct {
-			name     string
-			req      request
-			status   int
-			code     string
+			name   string
+			req    request
+			status int
+			code   string
 		}{
 			// Scope checks come before the tenant: a key without the scope
 			// is refused whatever its user may do.

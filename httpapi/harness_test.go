@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
@@ -49,8 +50,11 @@ func newAPI(t *testing.T, e *env) *httpapi.API {
 	t.Helper()
 	cfg := httpapi.Config{
 		Tenancy: e.svc, Catalog: catalog.Default(),
-		JWT:         httpapi.JWTConfig{Secret: jwtSecret, Issuer: "https://idp.test", Audience: "tenantkit"},
+		JWT: httpapi.JWTConfig{Secret: jwtSecret, Issuer: "https://idp.test", Audience: "tenantkit"},
 		Support: support.NewService(support.NewBunStore(e.db), e.svc, func(ctx context.Context, fn func(context.Context) error) error {
+			return database.RunInTx(ctx, e.db, fn)
+		}),
+		Billing: billing.NewService(billing.NewBunStore(e.db), e.svc, func(ctx context.Context, fn func(context.Context) error) error {
 			return database.RunInTx(ctx, e.db, fn)
 		}),
 		Idempotency: idempotency.New(e.db),
@@ -102,7 +106,7 @@ func newEnv(t *testing.T, db *bun.DB, mutate func(*httpapi.Config)) *env {
 
 // migrations are every schema the API's tests need.
 func migrations() []database.Source {
-	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), support.Migrations()}
+	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(), support.Migrations()}
 }
 
 func (e *env) newKey(email, tenant string, scopes ...tenancy.Scope) string {

@@ -43,7 +43,7 @@ func mustProblem(tb testing.TB, err error, status int, code string) *Problem {
 // testFieldsError is a domain-style validation error.
 type testFieldsError map[string]string
 
-func (e testFieldsError) Error() string             { return "invalid input" }
+func (e testFieldsError) Error() string                  { return "invalid input" }
 func (e testFieldsError) FieldErrors() map[string]string { return e }
 
 func TestNewProblem(t *testing.T) {

@@ -69,19 +69,23 @@ func (a *API) table() []endpoint {
 		{method: "GET", path: "/api/csrf", group: GroupAuth, public: true, handle: a.csrfToken},
 
 		// Collections
-		{method: "GET", path: "/api/v1/collections/invoices", group: GroupCollections,
-			scope: tenancy.ScopeCollectionsRead, tenant: true, permission: tenancy.PermInvoicesRead},
-		{method: "POST", path: "/api/v1/collections/invoices", group: GroupCollections,
-			scope: tenancy.ScopeCollectionsWrite, tenant: true, permission: tenancy.PermInvoicesWrite, idempotent: true},
+		{method: "GET", path: "/api/v1/collections/invoices", group: GroupCollections, scope: tenancy.ScopeCollectionsRead,
+			tenant: true, permission: tenancy.PermInvoicesRead, handle: with(a.cfg.Billing, a.listInvoices)},
+		{method: "POST", path: "/api/v1/collections/invoices", group: GroupCollections, scope: tenancy.ScopeCollectionsWrite,
+			tenant: true, permission: tenancy.PermInvoicesWrite, module: catalog.ModuleInvoices, idempotent: true,
+			handle: with(a.cfg.Billing, a.createInvoice)},
+		{method: "GET", path: "/api/v1/collections/invoices/{id}", group: GroupCollections, scope: tenancy.ScopeCollectionsRead,
+			tenant: true, permission: tenancy.PermInvoicesRead, handle: with(a.cfg.Billing, a.getInvoice)},
 
 		// Tenant management
 		{method: "POST", path: "/api/tenant/select", group: GroupTenant, handle: a.selectTenant},
 		{method: "GET", path: "/api/tenant/access-matrix", group: GroupTenant, tenant: true, handle: a.accessMatrix},
 		{method: "GET", path: "/api/tenant/entitlements/limit", group: GroupTenant, tenant: true,
-			permission: tenancy.PermEntitlementsRead},
-		{method: "PATCH", path: "/api/tenant/entitlements/toggle", group: GroupTenant, tenant: true},
+			permission: tenancy.PermEntitlementsRead, handle: a.entitlementLimits},
+		{method: "PATCH", path: "/api/tenant/entitlements/toggle", group: GroupTenant, tenant: true,
+			permission: tenancy.PermEntitlementsManage, handle: a.toggleModule},
 		{method: "GET", path: "/api/tenant/notifications", group: GroupTenant, tenant: true,
-			permission: tenancy.PermNotificationsRead},
+			permission: tenancy.PermNotificationsRead, handle: a.listNotifications},
 
 		// Support
 		{method: "GET", path: "/api/tickets", group: GroupSupport, scope: tenancy.ScopeTicketsRead, tenant: true,

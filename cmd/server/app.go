@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/idempotency"
@@ -28,11 +29,12 @@ type app struct {
 	catalog *catalog.Catalog
 	tenancy *tenancy.Service
 	support *support.Service
+	billing *billing.Service
 }
 
 // migrationSources lists every domain's migrations in schema order.
 func migrationSources() []database.Source {
-	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), support.Migrations()}
+	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(), support.Migrations()}
 }
 
 // newLogger builds the zerolog logger the config asks for.
@@ -81,6 +83,7 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	a := &app{cfg: cfg, log: log, db: db, catalog: cat}
 	a.tenancy = tenancy.NewService(tenancy.NewBunStore(db), cat)
 	a.support = support.NewService(support.NewBunStore(db), a.tenancy, a.inTx)
+	a.billing = billing.NewService(billing.NewBunStore(db), a.tenancy, a.inTx)
 	return a, nil
 }
 

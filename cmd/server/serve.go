@@ -104,6 +104,7 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 		Tenancy:        a.tenancy,
 		Catalog:        a.catalog,
 		Support:        a.support,
+		Billing:        a.billing,
 		JWT:            httpapi.JWTConfig{Secret: []byte(cfg.JWTSecret), JWKSURL: cfg.JWTJWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience},
 		CSRFSecret:     []byte(cfg.CSRFSecret),
 		MaxBodyBytes:   cfg.MaxBodyBytes,

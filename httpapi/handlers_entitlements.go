@@ -1,0 +1,94 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// entitlementsResponse is the body of GET /api/tenant/entitlements/limit.
+type entitlementsResponse struct {
+	TenantID string                `json:"tenant_id"`
+	Data     []tenancy.Entitlement `json:"data"`
+	Modules  []tenancy.ModuleState `json:"modules"`
+}
+
+// entitlementLimits answers GET /api/tenant/entitlements/limit: every
+// feature's limit, usage and remaining for the current period, and the
+// tenant's modules; with ?feature= only that feature's entitlement.
+func (a *API) entitlementLimits(w http.ResponseWriter, r *http.Request) error {
+	m, _ := MembershipFrom(r.Context())
+	if feature := r.URL.Query().Get("feature"); feature != "" {
+		e, err := a.cfg.Tenancy.Entitlement(r.Context(), m.TenantID, feature)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, e)
+		return nil
+	}
+	es, err := a.cfg.Tenancy.Entitlements(r.Context(), m.TenantID)
+	if err != nil {
+		return err
+	}
+	modules, err := a.cfg.Tenancy.Modules(r.Context(), m.TenantID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, entitlementsResponse{TenantID: m.TenantID, Data: es, Modules: modules})
+	return nil
+}
+
+// toggleRequest is the body of PATCH /api/tenant/entitlements/toggle.
+type toggleRequest struct {
+	Module  string `json:"module" validate:"required,max=100"`
+	Enabled *bool  `json:"enabled" validate:"required"`
+}
+
+// toggleResponse is the answer to PATCH /api/tenant/entitlements/toggle.
+type toggleResponse struct {
+	tenancy.ModuleState
+	// Changed is false when the module already was in the asked state.
+	Changed bool `json:"changed"`
+}
+
+// toggleModule answers PATCH /api/tenant/entitlements/toggle: owners and
+// admins switch a module the plan offers as toggleable. Asking for the
+// current state changes nothing and is still 200.
+func (a *API) toggleModule(w http.ResponseWriter, r *http.Request) error {
+	var req toggleRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	state, changed, err := a.cfg.Tenancy.ToggleModule(r.Context(), m.TenantID, m.Role, req.Module, *req.Enabled)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toggleResponse{ModuleState: state, Changed: changed})
+	return nil
+}
+
+// listNotifications answers GET /api/tenant/notifications, newest first;
+// ?unread=true keeps the unread ones.
+func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
+	limit, before, err := parseListParams(r)
+	if err != nil {
+		return err
+	}
+	unread := false
+	if s := r.URL.Query().Get("unread"); s != "" {
+		if unread, err = strconv.ParseBool(s); err != nil {
+			return invalidRequest("unread must be true or false",
+				FieldError{Field: "unread", Code: "invalid", Message: "must be true or false"})
+		}
+	}
+	m, _ := MembershipFrom(r.Context())
+	ns, more, err := a.cfg.Tenancy.Notifications(r.Context(), m.TenantID,
+		tenancy.NotificationFilter{UnreadOnly: unread, Limit: limit, Before: before})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newListResponse(ns, more, func(n tenancy.Notification) string { return n.ID }))
+	return nil
+}
