@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ Usage:
   server member add --tenant T --email E --role R
   server apikey create --email E --scopes a,b [--tenant T] [--name N]
   server apikey revoke ID
+  server limit set --tenant T --feature F --limit N|unlimited
   server seed --demo
 
 Every command takes --database-url (TENANTKIT_DATABASE_URL) and --json.
@@ -42,7 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runServe(ctx, args, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, args, stdout, stderr)
-	case "tenant", "user", "member", "apikey", "seed":
+	case "tenant", "user", "member", "apikey", "limit", "seed":
 		return runAdmin(ctx, cmd, args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
@@ -142,9 +144,9 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		sub, args = args[0], args[1:]
 	}
 	var (
-		cfg                                        config
-		slug, name, plan, email, tenant, role, scp string
-		demo                                       bool
+		cfg                                                        config
+		slug, name, plan, email, tenant, role, scp, feature, limit string
+		demo                                                       bool
 	)
 	fs := flag.NewFlagSet(cmd+" "+sub, flag.ContinueOnError)
 	commonFlags(fs, &cfg)
@@ -166,6 +168,10 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fs.StringVar(&tenant, "tenant", "", "pin the key to this tenant (id or slug)")
 		fs.StringVar(&name, "name", "", "a name to recognise the key by")
 	case "apikey revoke":
+	case "limit set":
+		fs.StringVar(&tenant, "tenant", "", "tenant id or slug")
+		fs.StringVar(&feature, "feature", "", "collections.invoices, support.tickets or seats")
+		fs.StringVar(&limit, "limit", "", "a number, or unlimited")
 	case "seed ":
 		fs.BoolVar(&demo, "demo", false, "seed the demo data")
 	default:
@@ -227,6 +233,24 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 			return err
 		}
 		return output(stdout, cfg.JSON, map[string]any{"id": positional[0], "revoked": true}, "revoked "+positional[0])
+	case "limit set":
+		var lim *int64
+		if limit != "unlimited" {
+			n, err := strconv.ParseInt(limit, 10, 64)
+			if err != nil {
+				return fmt.Errorf("--limit %q: want a number or unlimited", limit)
+			}
+			lim = &n
+		}
+		if err := svc.SetLimit(ctx, tenant, feature, lim); err != nil {
+			return err
+		}
+		t, err := svc.FindTenant(ctx, tenant)
+		if err != nil {
+			return err
+		}
+		return output(stdout, cfg.JSON, map[string]any{"tenant_id": t.ID, "feature": feature, "limit": lim},
+			fmt.Sprintf("set %s limit of %s to %s", feature, t.Slug, limit))
 	case "seed ":
 		if !demo {
 			return errors.New("usage: server seed --demo")

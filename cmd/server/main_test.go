@@ -126,6 +126,19 @@ func TestEndToEnd(t *testing.T) {
 		}
 		resp.Body.Close()
 
+		lim := mustCLIJSON(t, dbURL, "limit", "set", "--tenant", "acme", "--feature", "support.tickets", "--limit", "7")
+		if lim["limit"] != 7.0 || lim["tenant_id"] != ten["id"] {
+			t.Fatalf("limit set --json = %v", lim)
+		}
+		status, ent := get(t, s.URL()+"/api/tenant/entitlements/limit?feature=support.tickets", secret)
+		if status != 200 || ent["limit"] != 7.0 || ent["usage"] != 0.0 || ent["remaining"] != 7.0 {
+			t.Fatalf("entitlement after limit set = %d %v", status, ent)
+		}
+		mustCLIJSON(t, dbURL, "limit", "set", "--tenant", "acme", "--feature", "support.tickets", "--limit", "unlimited")
+		if _, ent := get(t, s.URL()+"/api/tenant/entitlements/limit?feature=support.tickets", secret); ent["limit"] != nil {
+			t.Fatalf("unlimited: %v", ent)
+		}
+
 		mustCLIJSON(t, dbURL, "apikey", "revoke", key["id"].(string))
 		if status, _ := get(t, s.URL()+"/api/auth/me", secret); status != 401 {
 			t.Fatalf("revoked key: status %d, want 401", status)
