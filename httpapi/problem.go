@@ -195,6 +195,11 @@ func mapError(err error, table []errorMapping) *Problem {
 	}
 	for _, m := range table {
 		if errors.Is(err, m.err) {
+			if m.status >= 500 {
+				// A fault's message is for the log (writeError logs it),
+				// never for the client: it may quote the driver.
+				return NewProblem(m.status, m.code, "temporarily unavailable; retry shortly")
+			}
 			return NewProblem(m.status, m.code, err.Error())
 		}
 	}
