@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/billing"
@@ -65,6 +66,10 @@ type Config struct {
 	// Ready reports whether the service can take traffic (database
 	// reachable, migrations applied); nil means always ready.
 	Ready func(ctx context.Context) error
+	// Metrics registers the API's Prometheus instruments (requests by route
+	// and status, latency, rate-limited requests, webhook events); nil
+	// turns metrics off.
+	Metrics prometheus.Registerer
 	// Logger receives one access log line per request.
 	Logger zerolog.Logger
 	// Version is reported by GET /api/health.
@@ -78,6 +83,7 @@ type API struct {
 	csrf     *csrfTokens
 	limiter  RateLimiter
 	clientIP *clientIPResolver
+	metrics  *metrics
 	routes   []Route
 }
 
@@ -112,6 +118,9 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 	var err error
 	if a.clientIP, err = newClientIPResolver(cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("httpapi: trusted proxies: %w", err)
+	}
+	if a.metrics, err = newMetrics(cfg.Metrics); err != nil {
+		return nil, fmt.Errorf("httpapi: metrics: %w", err)
 	}
 	a.csrf = newCSRFTokens(csrfKey(cfg), 12*time.Hour)
 	a.routes = a.buildRoutes()
@@ -162,7 +171,7 @@ func (a *API) Routes() []Route { return a.routes }
 // Wrap adds the outer middleware every request needs: request id, access
 // log and panic recovery.
 func (a *API) Wrap(h http.Handler) http.Handler {
-	return requestID(accessLog(a.cfg.Logger)(recoverer(h)))
+	return requestID(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(h))))
 }
 
 // NotFound answers a path no route matches with a 404 problem.

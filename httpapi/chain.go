@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -111,6 +112,8 @@ func (a *API) rateLimit(w http.ResponseWriter, r *http.Request, key string) erro
 	}
 	setRateLimitHeaders(w, d, "default")
 	if !d.Allowed {
+		kind, _, _ := strings.Cut(key, ":")
+		a.metrics.limited(kind)
 		return rateLimited(d)
 	}
 	return nil

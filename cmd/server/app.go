@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
@@ -30,6 +32,9 @@ type app struct {
 	tenancy *tenancy.Service
 	support *support.Service
 	billing *billing.Service
+	// metrics holds the process's Prometheus instruments: Go runtime,
+	// process, database pool, and the API's own.
+	metrics *prometheus.Registry
 }
 
 // migrationSources lists every domain's migrations in schema order.
@@ -80,7 +85,10 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 			log.Info().Int("applied", n).Msg("migrations applied")
 		}
 	}
-	a := &app{cfg: cfg, log: log, db: db, catalog: cat}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewDBStatsCollector(db.DB, "tenantkit"))
+	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg}
 	a.tenancy = tenancy.NewService(tenancy.NewBunStore(db), cat)
 	a.support = support.NewService(support.NewBunStore(db), a.tenancy, a.inTx)
 	a.billing = billing.NewService(billing.NewBunStore(db), a.tenancy, a.inTx)

@@ -124,7 +124,18 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("metrics: %v %v", err, resp)
 		}
+		metrics, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		for _, want := range []string{
+			`tenantkit_http_requests_total{method="GET",route="GET /api/auth/me",status="200"} 1`,
+			`tenantkit_http_request_duration_seconds_bucket{method="GET",route="GET /api/tenant/access-matrix"`,
+			`route="unmatched",status="404"`,
+			"go_goroutines", "go_sql_open_connections",
+		} {
+			if !strings.Contains(string(metrics), want) {
+				t.Errorf("/metrics lacks %s", want)
+			}
+		}
 
 		lim := mustCLIJSON(t, dbURL, "limit", "set", "--tenant", "acme", "--feature", "support.tickets", "--limit", "7")
 		if lim["limit"] != 7.0 || lim["tenant_id"] != ten["id"] {

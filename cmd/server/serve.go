@@ -111,6 +111,7 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 		TrustedProxies: cfg.TrustedProxies,
 		Idempotency:    idempotency.New(a.db),
 		Ready:          a.ready,
+		Metrics:        a.metrics,
 		Logger:         a.log,
 		Version:        version,
 	}
@@ -134,7 +135,7 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 	for _, rt := range api.Routes() {
 		router.Handle(rt.Method, bunPath(rt.Pattern), adapt(rt.Handler))
 	}
-	router.GET("/metrics", bunrouter.HTTPHandler(promhttp.Handler()))
+	router.GET("/metrics", bunrouter.HTTPHandler(promhttp.HandlerFor(a.metrics, promhttp.HandlerOpts{})))
 	return api.Wrap(router), nil
 }
 
