@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenantkit/tenantkit/examples/memstore"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -62,7 +63,7 @@ func (c *clock) Advance(d time.Duration) {
 // unit is a Service on an in-memory store, with its fakes.
 type unit struct {
 	svc   *support.Service
-	store *memStore
+	store *memstore.Store
 	ent   *fakeEntitlements
 	clock *clock
 }
@@ -74,7 +75,7 @@ const unitTenant = "ten_unit"
 func newUnit(tb testing.TB) *unit {
 	tb.Helper()
 	u := &unit{
-		store: newMemStore(),
+		store: memstore.New(),
 		ent:   &fakeEntitlements{limit: -1},
 		clock: &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))},
 	}

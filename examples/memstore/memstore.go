@@ -1,4 +1,8 @@
-package support_test
+// Package memstore is an example of a custom support.Store: tickets kept in
+// memory, passing the same conformance suite as the Bun store. A host app
+// would write one like it over its own storage; tenantkit's tests use it
+// for the service's rules.
+package memstore
 
 import (
 	"cmp"
@@ -6,35 +10,34 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"testing"
 
 	"github.com/tenantkit/tenantkit/support"
-	"github.com/tenantkit/tenantkit/support/supporttest"
 )
 
-// memStore is a Store in memory, for the service's unit tests. Running the
-// conformance suite on it too shows that the suite asks nothing a store
-// without SQL cannot do.
-type memStore struct {
+// Store keeps tickets in memory, per tenant. It is safe for concurrent use.
+type Store struct {
 	mu      sync.Mutex
 	numbers map[string]int64                     // tenant → last number
 	tickets map[string]map[string]support.Ticket // tenant → id → ticket
 }
 
-var _ support.Store = (*memStore)(nil)
+var _ support.Store = (*Store)(nil)
 
-func newMemStore() *memStore {
-	return &memStore{numbers: map[string]int64{}, tickets: map[string]map[string]support.Ticket{}}
+// New returns an empty Store.
+func New() *Store {
+	return &Store{numbers: map[string]int64{}, tickets: map[string]map[string]support.Ticket{}}
 }
 
-func (s *memStore) NextNumber(_ context.Context, tenantID string) (int64, error) {
+// NextNumber implements support.Store.
+func (s *Store) NextNumber(_ context.Context, tenantID string) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.numbers[tenantID]++
 	return s.numbers[tenantID], nil
 }
 
-func (s *memStore) CreateTicket(_ context.Context, tenantID string, t support.Ticket) error {
+// CreateTicket implements support.Store.
+func (s *Store) CreateTicket(_ context.Context, tenantID string, t support.Ticket) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, old := range s.tickets[tenantID] {
@@ -49,7 +52,8 @@ func (s *memStore) CreateTicket(_ context.Context, tenantID string, t support.Ti
 	return nil
 }
 
-func (s *memStore) Ticket(_ context.Context, tenantID, id string) (support.Ticket, error) {
+// Ticket implements support.Store.
+func (s *Store) Ticket(_ context.Context, tenantID, id string) (support.Ticket, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.tickets[tenantID][id]
@@ -59,7 +63,8 @@ func (s *memStore) Ticket(_ context.Context, tenantID, id string) (support.Ticke
 	return clone(t), nil
 }
 
-func (s *memStore) ListTickets(_ context.Context, tenantID string, f support.ListFilter) ([]support.Ticket, bool, error) {
+// ListTickets implements support.Store.
+func (s *Store) ListTickets(_ context.Context, tenantID string, f support.ListFilter) ([]support.Ticket, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []support.Ticket
@@ -79,7 +84,8 @@ func (s *memStore) ListTickets(_ context.Context, tenantID string, f support.Lis
 	return out, false, nil
 }
 
-func (s *memStore) UpdateTicket(_ context.Context, tenantID, id string, update func(*support.Ticket) error) (support.Ticket, error) {
+// UpdateTicket implements support.Store.
+func (s *Store) UpdateTicket(_ context.Context, tenantID, id string, update func(*support.Ticket) error) (support.Ticket, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.tickets[tenantID][id]
@@ -103,10 +109,4 @@ func clone(t support.Ticket) support.Ticket {
 		t.AssigneeID = &a
 	}
 	return t
-}
-
-func TestMemStoreConformance(t *testing.T) {
-	supporttest.Run(t, supporttest.Harness{
-		NewStore: func(*testing.T) support.Store { return newMemStore() },
-	})
 }
