@@ -50,8 +50,8 @@ func Migrate(ctx context.Context, db *bun.DB, sources ...Source) (applied int, e
 	if err != nil {
 		return 0, err
 	}
-	if err := m.Init(ctx); err != nil {
-		return 0, fmt.Errorf("database: init migrations: %w", err)
+	if err := initTables(ctx, m); err != nil {
+		return 0, err
 	}
 	if err := lock(ctx, m); err != nil {
 		return 0, err
@@ -101,4 +101,22 @@ func lock(ctx context.Context, m *migrate.Migrator) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// initTables creates the migration tables. Replicas starting together race
+// on Postgres's CREATE TABLE IF NOT EXISTS (one of them gets "already
+// exists"), so a failure is retried once the winner has committed.
+func initTables(ctx context.Context, m *migrate.Migrator) error {
+	var err error
+	for range 5 {
+		if err = m.Init(ctx); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("database: init migrations: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("database: init migrations: %w", err)
 }
