@@ -39,10 +39,11 @@ type Tx func(ctx context.Context, fn func(ctx context.Context) error) error
 // Service holds the rules of invoicing: validation and totals, numbering,
 // limits, the lifecycle, and the money a payment provider reports.
 type Service struct {
-	store Store
-	ent   Entitlements
-	tx    Tx
-	now   func() time.Time
+	store     Store
+	ent       Entitlements
+	tx        Tx
+	now       func() time.Time
+	contracts *contracts // set by WithContracts
 }
 
 // Option configures a Service.

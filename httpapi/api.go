@@ -27,6 +27,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // Config is everything the API needs. Tenancy and Catalog are required;
@@ -40,6 +41,13 @@ type Config struct {
 	Billing *billing.Service
 	// Support serves the tickets endpoints; nil leaves them 501.
 	Support *support.Service
+	// Webhooks records and applies the payment provider's events at
+	// POST /api/webhooks/payment-provider; nil leaves it 501.
+	Webhooks *webhook.Service
+	// WebhookVerifier checks each delivery's signature before its body is
+	// read (webhook.NewVerifier builds the built-in ones); required when
+	// Webhooks is set.
+	WebhookVerifier webhook.Verifier
 
 	// Authenticator decides who is calling. Nil means the built-in chain:
 	// API keys, then (when JWT is configured) JWT bearer tokens and the
@@ -94,6 +102,9 @@ const DefaultMaxBodyBytes = 1 << 20
 func New(ctx context.Context, cfg Config) (*API, error) {
 	if cfg.Tenancy == nil || cfg.Catalog == nil {
 		return nil, errors.New("httpapi: Config.Tenancy and Config.Catalog are required")
+	}
+	if cfg.Webhooks != nil && cfg.WebhookVerifier == nil {
+		return nil, errors.New("httpapi: Config.Webhooks needs a Config.WebhookVerifier")
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

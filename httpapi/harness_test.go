@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/idempotency"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // jwtSecret signs the test JWTs (HS256).
@@ -56,11 +58,12 @@ func newAPI(t *testing.T, e *env) *httpapi.API {
 		}),
 		Billing: billing.NewService(billing.NewBunStore(e.db), e.svc, func(ctx context.Context, fn func(context.Context) error) error {
 			return database.RunInTx(ctx, e.db, fn)
-		}),
+		}, billing.WithContracts(billing.NewBunStore(e.db), e.svc)),
 		Idempotency: idempotency.New(e.db),
 		Logger:      zerolog.Nop(),
 		RateLimiter: httpapi.NewMemoryRateLimiter(1000, 1000),
 	}
+	cfg.Webhooks, cfg.WebhookVerifier = newWebhooks(e, webhook.NewBunStore(e.db)), newWebhookVerifier(t)
 	if e.mutate != nil {
 		e.mutate(&cfg)
 	}
@@ -106,7 +109,7 @@ func newEnv(t *testing.T, db *bun.DB, mutate func(*httpapi.Config)) *env {
 
 // migrations are every schema the API's tests need.
 func migrations() []database.Source {
-	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(), support.Migrations()}
+	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(), support.Migrations(), webhook.Migrations()}
 }
 
 func (e *env) newKey(email, tenant string, scopes ...tenancy.Scope) string {
@@ -211,4 +214,16 @@ func check(tb testing.TB, err error) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// syncWriter serialises writes from concurrent requests to one writer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

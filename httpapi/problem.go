@@ -5,6 +5,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook"
 
 	"bytes"
 	"encoding/json"
@@ -145,6 +146,10 @@ var errorTable = []errorMapping{
 	{billing.ErrConflict, http.StatusConflict, CodeConflict},
 	{billing.ErrInvalid, http.StatusUnprocessableEntity, CodeValidationFailed},
 	{billing.ErrCurrencyMismatch, http.StatusUnprocessableEntity, CodeValidationFailed},
+	{billing.ErrContractsDisabled, http.StatusNotImplemented, CodeNotImplemented},
+	// webhook
+	{webhook.ErrSignature, http.StatusUnauthorized, CodeUnauthenticated},
+	{webhook.ErrMalformed, http.StatusBadRequest, CodeInvalidRequest},
 	// storage faults: the client may retry
 	{database.ErrUnavailable, http.StatusServiceUnavailable, CodeNotReady},
 }

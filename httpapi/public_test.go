@@ -81,8 +81,9 @@ func TestRoutingProblems(t *testing.T) {
 		if r.header.Get("Allow") == "" {
 			t.Fatal("405 without Allow")
 		}
-		// Endpoints of later issues are routed and answer 501 after the checks.
-		wantProblem(t, e.do(t, request{method: "POST", path: "/api/webhooks/payment-provider", body: `{}`}), 501, "not_implemented")
+		// An endpoint whose service is not configured is routed and answers 501 after the checks.
+		off := withAPI(t, e, func(c *httpapi.Config) { c.Webhooks, c.WebhookVerifier = nil, nil })
+		wantProblem(t, off.do(t, request{method: "POST", path: "/api/webhooks/payment-provider", body: `{}`}), 501, "not_implemented")
 	})
 }
 

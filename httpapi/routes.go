@@ -5,6 +5,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // Group names a set of endpoints that a host app can mount on its own.
@@ -97,11 +98,11 @@ func (a *API) table() []endpoint {
 
 		// Contracts & Billing
 		{method: "GET", path: "/api/contract-requests", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsRead},
+			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.listContractRequests)},
 		{method: "POST", path: "/api/contract-requests", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsSubmit, idempotent: true},
+			permission: tenancy.PermContractsSubmit, idempotent: true, handle: with(a.cfg.Billing, a.submitContractRequest)},
 		{method: "POST", path: "/api/invoices/preview", group: GroupContracts, tenant: true,
-			permission: tenancy.PermBillingPreview},
+			permission: tenancy.PermBillingPreview, handle: with(a.cfg.Billing, a.previewInvoice)},
 
 		// Catalog
 		{method: "GET", path: "/api/catalog/public", group: GroupCatalog, public: true, handle: a.publicCatalog},
@@ -113,7 +114,7 @@ func (a *API) table() []endpoint {
 
 		// Webhooks (incoming)
 		{method: "POST", path: "/api/webhooks/payment-provider", group: GroupWebhooks, public: true,
-			csrfExempt: true, maxBody: 256 << 10},
+			csrfExempt: true, maxBody: webhook.MaxPayloadBytes, handle: with(a.cfg.Webhooks, a.paymentWebhook)},
 	}
 }
 

@@ -17,19 +17,31 @@ type ModuleState struct {
 }
 
 // moduleOn decides whether module is on: the tenant's switch when the plan
-// lets it switch the module, else whether the plan includes it. A switch
+// lets it switch the module, else its default (moduleDefault). A switch
 // left over from an earlier plan that no longer offers the module has no
 // effect.
-func (s *Service) moduleOn(plan catalog.Plan, toggles map[string]bool, module string) bool {
+func (s *Service) moduleOn(plan catalog.Plan, addOns []string, toggles map[string]bool, module string) bool {
 	if on, ok := toggles[module]; ok && s.catalog.Toggleable(plan, module) {
 		return on
 	}
-	return plan.Includes(module)
+	return moduleDefault(plan, addOns, module)
+}
+
+// moduleDefault is whether module is on while the tenant has no switch for
+// it: when the plan includes it, or when it is a contracted add-on that the
+// plan sells (an add-on the catalog stopped selling for the plan is off).
+func moduleDefault(plan catalog.Plan, addOns []string, module string) bool {
+	if plan.Includes(module) {
+		return true
+	}
+	_, sold := plan.AddOn(module)
+	return sold && slices.Contains(addOns, module)
 }
 
 // Modules lists every module the tenant's plan includes or sells as an
-// add-on, in catalog order, with whether it is on. ErrNotFound when the
-// tenant does not exist.
+// add-on, in catalog order, with whether it is on: included modules and
+// contracted add-ons (Contract.AddOns) are on unless switched off.
+// ErrNotFound when the tenant does not exist.
 func (s *Service) Modules(ctx context.Context, tenantID string) ([]ModuleState, error) {
 	t, plan, err := s.tenantPlan(ctx, tenantID)
 	if err != nil {
@@ -39,20 +51,25 @@ func (s *Service) Modules(ctx context.Context, tenantID string) ([]ModuleState, 
 	if err != nil {
 		return nil, fmt.Errorf("tenancy: modules of %s: %w", t.ID, err)
 	}
+	addOns, err := s.store.ContractAddOns(ctx, t.ID)
+	if err != nil {
+		return nil, fmt.Errorf("tenancy: modules of %s: %w", t.ID, err)
+	}
 	out := []ModuleState{}
 	for _, app := range s.catalog.Apps {
 		for _, m := range app.Modules {
 			if _, addOn := plan.AddOn(m.ID); !plan.Includes(m.ID) && !addOn {
 				continue
 			}
-			out = append(out, ModuleState{Module: m.ID, Enabled: s.moduleOn(plan, toggles, m.ID)})
+			out = append(out, ModuleState{Module: m.ID, Enabled: s.moduleOn(plan, addOns, toggles, m.ID)})
 		}
 	}
 	return out, nil
 }
 
 // EnabledModules returns the ids of the modules on for a tenant, sorted:
-// its plan's included modules, with its switches applied on top.
+// its plan's included modules and its contracted add-ons, with its
+// switches applied on top.
 func (s *Service) EnabledModules(ctx context.Context, tenantID string) ([]string, error) {
 	states, err := s.Modules(ctx, tenantID)
 	if err != nil {
@@ -98,10 +115,14 @@ func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, 
 	if !s.catalog.Toggleable(plan, module) {
 		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %q: %w", module, invalid("module", s.toggleableHint(plan)))
 	}
+	addOns, err := s.store.ContractAddOns(ctx, t.ID)
+	if err != nil {
+		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %s for %s: %w", module, t.ID, err)
+	}
 	var changed bool
 	err = s.store.RunInTx(ctx, func(ctx context.Context) error {
 		var err error
-		changed, err = s.store.SetModuleToggle(ctx, t.ID, module, enabled, plan.Includes(module), s.now().UTC())
+		changed, err = s.store.SetModuleToggle(ctx, t.ID, module, enabled, moduleDefault(plan, addOns, module), s.now().UTC())
 		if err != nil {
 			return fmt.Errorf("tenancy: toggle %s for %s: %w", module, t.ID, err)
 		}

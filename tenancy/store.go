@@ -75,6 +75,25 @@ type Store interface {
 	// the same state, exactly one reports a change.
 	SetModuleToggle(ctx context.Context, tenantID, module string, enabled, initial bool, at time.Time) (changed bool, err error)
 
+	// TenantForUpdate is Tenant, and also locks the tenant's row until the
+	// transaction in ctx ends (SELECT … FOR UPDATE on Postgres; SQLite
+	// serialises writers anyway), so that contract changes of one tenant
+	// run one at a time. ErrNotFound when absent.
+	TenantForUpdate(ctx context.Context, id string) (Tenant, error)
+	// ContractAddOns returns the modules the tenant bought as add-ons,
+	// sorted; none (not an error) for an unknown tenant.
+	ContractAddOns(ctx context.Context, tenantID string) ([]string, error)
+	// SetContract writes c.PlanID and c.Seats to tenant c.TenantID and
+	// makes c.AddOns its exact set of add-ons (those newly added are
+	// recorded at at); the period is derived, never stored. It runs in
+	// one transaction (a savepoint of the one in ctx). ErrNotFound when the
+	// tenant does not exist.
+	SetContract(ctx context.Context, c Contract, at time.Time) error
+	// DeleteModuleToggles forgets the tenant's switches of modules, which
+	// then take their default state again. Modules without a switch are
+	// ignored.
+	DeleteModuleToggles(ctx context.Context, tenantID string, modules []string) error
+
 	// CreateNotification stores n. key, when not empty, names the event n
 	// reports and is unique per tenant: ErrConflict when the key (or n.ID)
 	// is taken, with nothing stored and the caller's transaction still

@@ -116,8 +116,8 @@ func Sign(secret, msgID string, ts time.Time, body []byte) (SignedHeaders, error
 	if err != nil {
 		return SignedHeaders{}, fmt.Errorf("webhook: sign: secret %w", err)
 	}
-	if msgID == "" || strings.ContainsAny(msgID, " .\r\n") {
-		return SignedHeaders{}, errors.New("webhook: sign: message id must be non-empty, without spaces, dots or newlines")
+	if checkToken(msgID, MaxEventIDLen) != "" {
+		return SignedHeaders{}, fmt.Errorf("webhook: sign: message id must be 1-%d printable ASCII characters without spaces", MaxEventIDLen)
 	}
 	sig, err := wh.Sign(msgID, ts, body)
 	if err != nil {

@@ -84,7 +84,7 @@ func newVerifierConfig(opts []VerifierOption) verifierConfig {
 func (c verifierConfig) timestamp(raw string) (time.Time, error) {
 	secs, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrSignature, truncate(raw, 20))
+		return time.Time{}, fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrSignature, clean(raw, 20))
 	}
 	// Compared in whole seconds, which cannot overflow for any secs.
 	now, tol := c.now().Unix(), int64(c.tolerance/time.Second)
@@ -92,12 +92,4 @@ func (c verifierConfig) timestamp(raw string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: timestamp is more than %s away from the server's clock", ErrSignature, c.tolerance)
 	}
 	return time.Unix(secs, 0), nil
-}
-
-// truncate shortens s to at most n bytes for an error message.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

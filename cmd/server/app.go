@@ -20,6 +20,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/idempotency"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // app is what every subcommand works with: the database, the catalog and
@@ -32,6 +33,7 @@ type app struct {
 	tenancy *tenancy.Service
 	support *support.Service
 	billing *billing.Service
+	webhook *webhook.Service
 	// metrics holds the process's Prometheus instruments: Go runtime,
 	// process, database pool, and the API's own.
 	metrics *prometheus.Registry
@@ -39,7 +41,7 @@ type app struct {
 
 // migrationSources lists every domain's migrations in schema order.
 func migrationSources() []database.Source {
-	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(), support.Migrations()}
+	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(), support.Migrations(), webhook.Migrations()}
 }
 
 // newLogger builds the zerolog logger the config asks for.
@@ -91,7 +93,8 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg}
 	a.tenancy = tenancy.NewService(tenancy.NewBunStore(db), cat)
 	a.support = support.NewService(support.NewBunStore(db), a.tenancy, a.inTx)
-	a.billing = billing.NewService(billing.NewBunStore(db), a.tenancy, a.inTx)
+	a.billing = billing.NewService(billing.NewBunStore(db), a.tenancy, a.inTx, billing.WithContracts(billing.NewBunStore(db), a.tenancy))
+	a.webhook = webhook.NewService(webhook.NewBunStore(db), a.billing, a.tenancy, a.inTx)
 	return a, nil
 }
 

@@ -26,6 +26,9 @@ Usage:
   server apikey create --email E --scopes a,b [--tenant T] [--name N]
   server apikey revoke ID
   server limit set --tenant T --feature F --limit N|unlimited
+  server contract approve|reject ID [--reason R]
+  server contract apply-due                       apply approved changes whose period has come
+  server webhook sign --secret S --file F [--id ID] [--timestamp UNIX] [--scheme standard|stripe]
   server seed --demo
 
 Every command takes --database-url (TENANTKIT_DATABASE_URL) and --json.
@@ -46,6 +49,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runMigrate(ctx, args, stdout, stderr)
 	case "tenant", "user", "member", "apikey", "limit", "seed":
 		return runAdmin(ctx, cmd, args, stdout, stderr)
+	case "contract":
+		return runContract(ctx, args, stdout, stderr)
+	case "webhook":
+		return runWebhook(args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -15,6 +15,7 @@ type config struct {
 	DatabaseURL    string
 	Catalog        string
 	WebhookSecrets []string
+	WebhookScheme  string
 	JWTSecret      string
 	JWTJWKSURL     string
 	JWTIssuer      string
@@ -91,6 +92,7 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 		return nil
 	})
 	c.WebhookSecrets = list(env("WEBHOOK_SECRET", ""))
+	fs.StringVar(&c.WebhookScheme, "webhook-scheme", env("WEBHOOK_SCHEME", "standard"), "payment webhook signature scheme: standard (Standard Webhooks) or stripe (TENANTKIT_WEBHOOK_SCHEME)")
 	fs.StringVar(&c.JWTSecret, "jwt-secret", env("JWT_SECRET", ""), "HS256 secret for JWT bearer tokens and session cookies (TENANTKIT_JWT_SECRET)")
 	fs.StringVar(&c.JWTJWKSURL, "jwt-jwks-url", env("JWT_JWKS_URL", ""), "JWKS URL of the identity provider (TENANTKIT_JWT_JWKS_URL)")
 	fs.StringVar(&c.JWTIssuer, "jwt-issuer", env("JWT_ISSUER", ""), "required JWT issuer (TENANTKIT_JWT_ISSUER)")

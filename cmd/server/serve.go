@@ -115,6 +115,9 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 		Logger:         a.log,
 		Version:        version,
 	}
+	if err := a.configureWebhook(&apiCfg); err != nil {
+		return nil, err
+	}
 	if cfg.RedisURL != "" {
 		opts, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {

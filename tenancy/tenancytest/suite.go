@@ -49,8 +49,10 @@ func Run(t *testing.T, newStore func(t *testing.T) tenancy.Store) {
 		{"CreateNotification", testCreateNotification},
 		{"Notifications", testNotifications},
 		{"MarkNotificationRead", testMarkNotificationRead},
+		{"Contracts", testContracts},
 		{"RunInTx", testRunInTx},
 		{"Isolation", testIsolation},
+		{"ContractIsolation", testContractIsolation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })

@@ -1,0 +1,160 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/internal/database"
+)
+
+var _ ContractStore = (*BunStore)(nil)
+
+type contractRequestRow struct {
+	bun.BaseModel `bun:"table:contract_requests"`
+	TenantID      string     `bun:"tenant_id,pk"`
+	ID            string     `bun:"id,pk"`
+	Type          string     `bun:"type"`
+	PlanID        *string    `bun:"plan_id"`
+	ModuleID      *string    `bun:"module_id"`
+	Seats         *int       `bun:"seats"`
+	Effective     string     `bun:"effective"`
+	Note          string     `bun:"note"`
+	Status        string     `bun:"status"`
+	SubmittedBy   string     `bun:"submitted_by"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	DecidedAt     *time.Time `bun:"decided_at"`
+	EffectiveAt   *time.Time `bun:"effective_at"`
+	AppliedAt     *time.Time `bun:"applied_at"`
+	Reason        string     `bun:"reason"`
+}
+
+func toRequestRow(r ContractRequest) contractRequestRow {
+	return contractRequestRow{
+		TenantID: r.TenantID, ID: r.ID, Type: string(r.Type), PlanID: r.PlanID, ModuleID: r.ModuleID, Seats: r.Seats,
+		Effective: string(r.Effective), Note: r.Note, Status: string(r.Status), SubmittedBy: r.SubmittedBy,
+		CreatedAt: r.CreatedAt, DecidedAt: r.DecidedAt, EffectiveAt: r.EffectiveAt, AppliedAt: r.AppliedAt, Reason: r.Reason,
+	}
+}
+
+func (r contractRequestRow) request() ContractRequest {
+	return ContractRequest{
+		ID: r.ID, TenantID: r.TenantID, Type: ChangeType(r.Type), PlanID: r.PlanID, ModuleID: r.ModuleID, Seats: r.Seats,
+		Effective: Effective(r.Effective), Note: r.Note, Status: RequestStatus(r.Status), SubmittedBy: r.SubmittedBy,
+		CreatedAt: r.CreatedAt.UTC(), DecidedAt: utc(r.DecidedAt), EffectiveAt: utc(r.EffectiveAt), AppliedAt: utc(r.AppliedAt),
+		Reason: r.Reason,
+	}
+}
+
+// CreateContractRequest implements ContractStore. ON CONFLICT DO NOTHING
+// covers the partial unique index on pending requests, and, unlike a
+// caught unique violation, keeps the caller's Postgres transaction usable.
+func (s *BunStore) CreateContractRequest(ctx context.Context, req ContractRequest) error {
+	row := toRequestRow(req)
+	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return database.Wrap(err)
+	} else if n == 0 {
+		return ErrConflict
+	}
+	return nil
+}
+
+// ContractRequest implements ContractStore.
+func (s *BunStore) ContractRequest(ctx context.Context, tenantID, id string) (ContractRequest, error) {
+	return s.getRequest(ctx, tenantID, id, false)
+}
+
+// ContractRequestForUpdate implements ContractStore.
+func (s *BunStore) ContractRequestForUpdate(ctx context.Context, tenantID, id string) (ContractRequest, error) {
+	return s.getRequest(ctx, tenantID, id, true)
+}
+
+func (s *BunStore) getRequest(ctx context.Context, tenantID, id string, lock bool) (ContractRequest, error) {
+	db := s.conn(ctx)
+	var row contractRequestRow
+	q := forTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
+	if lock && database.IsPostgres(db) {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return ContractRequest{}, translate(err)
+	}
+	return row.request(), nil
+}
+
+// UpdateContractRequest implements ContractStore.
+func (s *BunStore) UpdateContractRequest(ctx context.Context, req ContractRequest, from RequestStatus) error {
+	db := s.conn(ctx)
+	row := toRequestRow(req)
+	res, err := forTenant(db.NewUpdate().Model(&row), req.TenantID).
+		Column("status", "decided_at", "effective_at", "applied_at", "reason").
+		Where("id = ?", req.ID).Where("status = ?", string(from)).
+		Exec(ctx)
+	if err := affected(res, err); !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if _, err := s.ContractRequest(ctx, req.TenantID, req.ID); err != nil {
+		return err
+	}
+	return ErrConflict
+}
+
+// ListContractRequests implements ContractStore.
+func (s *BunStore) ListContractRequests(ctx context.Context, tenantID string, f ContractRequestFilter) ([]ContractRequest, bool, error) {
+	limit := clampLimit(f.Limit)
+	var rows []contractRequestRow
+	q := forTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.Before != "" {
+		q = q.Where("id < ?", f.Before)
+	}
+	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
+		return nil, false, translate(err)
+	}
+	more := len(rows) > limit
+	if more {
+		rows = rows[:limit]
+	}
+	page := make([]ContractRequest, len(rows))
+	for i, r := range rows {
+		page[i] = r.request()
+	}
+	return page, more, nil
+}
+
+// ContractRequestTenant implements ContractStore. Like InvoiceTenant it is
+// not confined by forTenant: its caller does not know the tenant yet.
+func (s *BunStore) ContractRequestTenant(ctx context.Context, id string) (string, error) {
+	var tenantID string
+	err := s.conn(ctx).NewSelect().Model((*contractRequestRow)(nil)).Column("tenant_id").
+		Where("id = ?", id).Limit(1).Scan(ctx, &tenantID)
+	if err != nil {
+		return "", translate(err)
+	}
+	return tenantID, nil
+}
+
+// DueContractRequests implements ContractStore: the scheduler's query
+// across tenants, served by the partial index on approved requests.
+func (s *BunStore) DueContractRequests(ctx context.Context, now time.Time, limit int) ([]ContractRequest, error) {
+	var rows []contractRequestRow
+	err := s.conn(ctx).NewSelect().Model(&rows).
+		Where("status = ?", string(RequestApproved)).Where("effective_at <= ?", now).
+		OrderExpr("effective_at, id").Limit(int64(max(limit, 1))).Scan(ctx)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out := make([]ContractRequest, len(rows))
+	for i, r := range rows {
+		out[i] = r.request()
+	}
+	return out, nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tenantkit/tenantkit/billing"
+)
+
+// runContract runs the operator's contract commands:
+//
+//	server contract approve ccr_… [--reason R]   approve (an immediate request is applied at once)
+//	server contract reject ccr_… [--reason R]    reject; nothing changes
+//	server contract apply-due                    apply approved next_period requests now due
+//
+// apply-due is safe to run at any time and as often as wanted; run it
+// (from cron, say) shortly after each month starts.
+func runContract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	sub := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	var (
+		cfg    config
+		reason string
+	)
+	fs := flag.NewFlagSet("contract "+sub, flag.ContinueOnError)
+	commonFlags(fs, &cfg)
+	switch sub {
+	case "approve", "reject":
+		fs.StringVar(&reason, "reason", "", "why, shown to the tenant")
+	case "apply-due":
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", strings.TrimSpace("contract "+sub))
+	}
+	positional, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if (sub == "apply-due") != (len(positional) == 0) || len(positional) > 1 {
+		return fmt.Errorf("usage: server contract %s", map[string]string{
+			"approve": "approve REQUEST_ID [--reason R]", "reject": "reject REQUEST_ID [--reason R]", "apply-due": "apply-due",
+		}[sub])
+	}
+	a, err := openApp(ctx, cfg, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+
+	switch sub {
+	case "approve", "reject":
+		decide := a.billing.ApproveContractRequest
+		if sub == "reject" {
+			decide = a.billing.RejectContractRequest
+		}
+		req, err := decide(ctx, positional[0], reason)
+		if err != nil {
+			return contractError(err)
+		}
+		human := fmt.Sprintf("contract request %s is %s", req.ID, req.Status)
+		if req.Status == billing.RequestApproved && req.EffectiveAt != nil {
+			human += fmt.Sprintf(", effective %s (apply with: server contract apply-due)", req.EffectiveAt.Format("2006-01-02"))
+		}
+		return output(stdout, cfg.JSON, contractJSON(req), human)
+	default:
+		done, err := a.billing.ApplyDue(ctx)
+		out := make([]contractRequestJSON, len(done))
+		lines := []string{fmt.Sprintf("%d due contract requests decided", len(done))}
+		for i, req := range done {
+			out[i] = contractJSON(req)
+			lines = append(lines, fmt.Sprintf("  %s %s", req.ID, req.Status))
+		}
+		if oerr := output(stdout, cfg.JSON, map[string]any{"decided": out}, strings.Join(lines, "\n")); oerr != nil {
+			return oerr
+		}
+		return err
+	}
+}
+
+// contractRequestJSON is what `contract … --json` prints: the request as
+// the API shows it, with its tenant.
+type contractRequestJSON struct {
+	TenantID string `json:"tenant_id"`
+	billing.ContractRequest
+}
+
+func contractJSON(req billing.ContractRequest) contractRequestJSON {
+	return contractRequestJSON{TenantID: req.TenantID, ContractRequest: req}
+}
+
+// contractError adds what an operator can do next to the errors they can
+// act on.
+func contractError(err error) error {
+	switch {
+	case errors.Is(err, billing.ErrNotFound):
+		return fmt.Errorf("%w (request ids look like ccr_…)", err)
+	case errors.Is(err, billing.ErrInvalid):
+		return fmt.Errorf("%w (the tenant's contract no longer allows this change; reject it with a reason)", err)
+	}
+	return err
+}

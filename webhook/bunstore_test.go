@@ -1,0 +1,24 @@
+package webhook_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/webhook"
+	"github.com/tenantkit/tenantkit/webhook/webhooktest"
+)
+
+func TestBunStore(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		webhooktest.Run(t, func(t *testing.T) webhook.Store {
+			// One database per dialect; each case starts from an empty inbox.
+			if _, err := db.NewDelete().TableExpr("webhook_events").Where("TRUE").Exec(context.Background()); err != nil {
+				t.Fatalf("empty webhook_events: %v", err)
+			}
+			return webhook.NewBunStore(db)
+		})
+	}, webhook.Migrations())
+}

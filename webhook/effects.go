@@ -1,0 +1,184 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// Invoices is what Service needs of billing; *billing.Service implements
+// it. Every method must run on the transaction carried by ctx.
+type Invoices interface {
+	// TenantOf returns the tenant owning the invoice; billing.ErrNotFound
+	// when there is none.
+	TenantOf(ctx context.Context, invoiceID string) (string, error)
+	// Get returns the tenant's invoice; billing.ErrNotFound.
+	Get(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
+	// ApplyPayment adds a payment to the invoice: billing.ErrNotFound,
+	// billing.ErrCurrencyMismatch, billing.ErrConflict (an invoice that
+	// takes no payments), billing.ErrInvalid (amount out of range).
+	ApplyPayment(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (billing.Invoice, error)
+	// ApplyRefund adds a refund to the invoice, with ApplyPayment's errors.
+	ApplyRefund(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (billing.Invoice, error)
+}
+
+// Notifier tells a tenant what happened; *tenancy.Service implements it.
+// Notify must run on the transaction carried by ctx and answer
+// tenancy.ErrConflict when n.Key was used before.
+type Notifier interface {
+	Notify(ctx context.Context, tenantID string, n tenancy.NewNotification) (tenancy.Notification, error)
+}
+
+// Bounds of the provider's text that reaches a tenant or the inbox.
+const (
+	maxReasonLen        = 500 // runes of an unmatched event's reason
+	maxFailureReasonLen = 500 // runes of a failure reason in a notification
+	maxRefLen           = 128 // runes of a payment or invoice id kept
+)
+
+// effect is what applying an event decided.
+type effect struct {
+	outcome             Outcome
+	reason              string
+	tenantID, invoiceID string
+}
+
+// apply gives ev its effect on the transaction in ctx. Events that cannot
+// be applied come back as OutcomeUnmatched with a reason; an error is a
+// fault that must roll the delivery back.
+func (s *Service) apply(ctx context.Context, ev Event) (effect, error) {
+	if !hasEffect(ev.Type) {
+		return effect{outcome: OutcomeIgnored}, nil
+	}
+	d := ev.Data
+	eff := effect{outcome: OutcomeApplied, invoiceID: clean(d.InvoiceID, maxRefLen)}
+	if d.InvoiceID == "" {
+		return eff.unmatched(errors.New("the event names no invoice (data.invoice_id)"))
+	}
+	tenantID, err := s.invoices.TenantOf(ctx, d.InvoiceID)
+	if err != nil {
+		return eff.unmatchedOr(err)
+	}
+	eff.tenantID = tenantID
+	var inv billing.Invoice
+	switch ev.Type {
+	case TypePaymentSucceeded:
+		inv, err = s.invoices.ApplyPayment(ctx, tenantID, d.InvoiceID, d.Amount, d.Currency)
+	case TypePaymentRefunded:
+		inv, err = s.invoices.ApplyRefund(ctx, tenantID, d.InvoiceID, d.Amount, d.Currency)
+	case TypePaymentFailed:
+		// No money moves; the invoice is read only to check the currency
+		// and to tell the tenant about it.
+		inv, err = s.invoices.Get(ctx, tenantID, d.InvoiceID)
+		if err == nil && !strings.EqualFold(d.Currency, inv.Currency) {
+			err = fmt.Errorf("%w: %s is in %s, not %q", billing.ErrCurrencyMismatch, inv.ID, inv.Currency, clean(d.Currency, 8))
+		}
+	}
+	if err != nil {
+		return eff.unmatchedOr(err)
+	}
+	if err := s.notify(ctx, tenantID, ev, inv); err != nil {
+		return effect{}, err
+	}
+	return eff, nil
+}
+
+// unmatched records why the event could not be applied.
+func (e effect) unmatched(why error) (effect, error) {
+	e.outcome, e.reason = OutcomeUnmatched, clean(why.Error(), maxReasonLen)
+	return e, nil
+}
+
+// unmatchedOr makes the errors that say "this event does not fit" an
+// unmatched outcome, and passes faults on:
+//
+//   - billing.ErrNotFound: no tenant has the invoice;
+//   - billing.ErrCurrencyMismatch: the event is in another currency;
+//   - billing.ErrConflict: the invoice's status takes no such event (a
+//     payment on a draft, void or uncollectible invoice; a refund on a
+//     draft). The provider did move the money, but tenantkit cannot book
+//     it on that invoice: the event is kept with its reason for an
+//     operator to settle, and the tenant gets no notification;
+//   - billing.ErrInvalid: the amount is out of range (not positive, or
+//     absurdly large).
+func (e effect) unmatchedOr(err error) (effect, error) {
+	for _, fits := range []error{billing.ErrNotFound, billing.ErrCurrencyMismatch, billing.ErrConflict, billing.ErrInvalid} {
+		if errors.Is(err, fits) {
+			return e.unmatched(err)
+		}
+	}
+	return effect{}, err
+}
+
+// notify tells the invoice's tenant about the event. The key makes the
+// notification unique per event even if a host replays it on its own.
+func (s *Service) notify(ctx context.Context, tenantID string, ev Event, inv billing.Invoice) error {
+	d := ev.Data
+	amount := formatMoney(d.Amount, inv.Currency)
+	due := formatMoney(inv.AmountDue, inv.Currency)
+	data := map[string]any{
+		"event_id": ev.ID, "payment_id": clean(d.PaymentID, maxRefLen),
+		"invoice_id": inv.ID, "invoice_number": inv.Number, "invoice_status": string(inv.Status),
+		"amount": d.Amount, "currency": inv.Currency,
+		"amount_paid": inv.AmountPaid, "amount_due": inv.AmountDue,
+	}
+	n := tenancy.NewNotification{Type: ev.Type, Data: data, Key: "webhook:" + ev.ID}
+	switch ev.Type {
+	case TypePaymentSucceeded:
+		n.Title = "Payment received"
+		n.Body = fmt.Sprintf("A payment of %s was received for invoice %s. Amount due: %s.", amount, inv.Number, due)
+	case TypePaymentRefunded:
+		n.Title = "Payment refunded"
+		n.Body = fmt.Sprintf("A refund of %s was made on invoice %s. Amount due: %s.", amount, inv.Number, due)
+	case TypePaymentFailed:
+		reason := "no reason given"
+		if d.FailureReason != nil && *d.FailureReason != "" {
+			reason = clean(*d.FailureReason, maxFailureReasonLen)
+			data["failure_reason"] = reason
+		} else {
+			data["failure_reason"] = nil
+		}
+		n.Title = "Payment failed"
+		n.Body = fmt.Sprintf("A payment of %s for invoice %s failed: %s.", amount, inv.Number, reason)
+	}
+	_, err := s.notifier.Notify(ctx, tenantID, n)
+	if err != nil && !errors.Is(err, tenancy.ErrConflict) {
+		return err
+	}
+	return nil
+}
+
+// formatMoney writes minor units for people: "19.99 USD".
+func formatMoney(amount int64, currency string) string {
+	s, err := billing.FormatAmount(amount, currency)
+	if err != nil {
+		// An invoice's currency always formats; keep the raw number if not.
+		return fmt.Sprintf("%d (minor units) %s", amount, currency)
+	}
+	return s + " " + currency
+}
+
+// clean makes text from outside safe to store and to show: control
+// characters become spaces (Postgres refuses NUL in text), invalid UTF-8
+// becomes U+FFFD, and it is cut to at most n runes.
+func clean(s string, n int) string {
+	var b strings.Builder
+	count := 0
+	for _, r := range s {
+		if count == n {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) {
+			r = ' '
+		}
+		b.WriteRune(r)
+		count++
+	}
+	return b.String()
+}

@@ -1,0 +1,103 @@
+package webhook_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook"
+)
+
+// dbEnv is the webhook service wired as the server wires it, on a real
+// database: BunStores, the billing and tenancy services, database.RunInTx.
+type dbEnv struct {
+	db       *bun.DB
+	tenancy  *tenancy.Service
+	billing  *billing.Service
+	store    webhook.Store
+	svc      *webhook.Service
+	tenantID string
+}
+
+// eachDB runs fn on SQLite and Postgres, each with a fresh migrated
+// database holding one tenant.
+func eachDB(t *testing.T, fn func(t *testing.T, e *dbEnv)) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		e := &dbEnv{db: db, tenancy: tenancy.NewService(tenancy.NewBunStore(db), catalog.Default())}
+		e.billing = billing.NewService(billing.NewBunStore(db), e.tenancy, e.tx)
+		e.store = webhook.NewBunStore(db)
+		e.svc = e.newService(e.store, e.tenancy)
+		tn, err := e.tenancy.CreateTenant(context.Background(), tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.tenantID = tn.ID
+		fn(t, e)
+	}, tenancy.Migrations(), billing.Migrations(), webhook.Migrations())
+}
+
+func (e *dbEnv) tx(ctx context.Context, fn func(context.Context) error) error {
+	return database.RunInTx(ctx, e.db, fn)
+}
+
+// newService builds a webhook service on e's database with the given
+// store and notifier (tests swap in failing ones).
+func (e *dbEnv) newService(store webhook.Store, notifier webhook.Notifier) *webhook.Service {
+	return webhook.NewService(store, e.billing, notifier, e.tx)
+}
+
+// mustInvoice creates an open USD invoice of the tenant totalling total.
+func (e *dbEnv) mustInvoice(tb testing.TB, total int64) billing.Invoice {
+	tb.Helper()
+	inv, err := e.billing.Create(context.Background(), e.tenantID, billing.CreateInvoiceInput{
+		Customer:  billing.CustomerInput{Name: "Ada", Email: "ada@example.com"},
+		Currency:  "USD",
+		LineItems: []billing.LineItemInput{{Description: "Plan", Quantity: 1, UnitAmount: total}},
+	})
+	if err != nil {
+		tb.Fatalf("create invoice: %v", err)
+	}
+	return inv
+}
+
+func (e *dbEnv) mustGet(tb testing.TB, invoiceID string) billing.Invoice {
+	tb.Helper()
+	inv, err := e.billing.Get(context.Background(), e.tenantID, invoiceID)
+	if err != nil {
+		tb.Fatalf("get invoice: %v", err)
+	}
+	return inv
+}
+
+// notifications returns the tenant's notifications, newest first.
+func (e *dbEnv) notifications(tb testing.TB) []tenancy.Notification {
+	tb.Helper()
+	ns, _, err := e.tenancy.Notifications(context.Background(), e.tenantID, tenancy.NotificationFilter{Limit: 100})
+	if err != nil {
+		tb.Fatalf("notifications: %v", err)
+	}
+	return ns
+}
+
+// eventCount is how many events the inbox holds.
+func (e *dbEnv) eventCount(tb testing.TB) int64 {
+	tb.Helper()
+	n, err := e.db.NewSelect().TableExpr("webhook_events").Count(context.Background())
+	if err != nil {
+		tb.Fatalf("count events: %v", err)
+	}
+	return n
+}
+
+// event returns a payment event's JSON body.
+func event(id, typ, invoiceID string, amount int64, currency string) []byte {
+	return fmt.Appendf(nil, `{"id":%q,"type":%q,"created_at":"2026-11-21T10:00:00Z","data":{"payment_id":"pay_%s","invoice_id":%q,"amount":%d,"currency":%q,"failure_reason":null}}`,
+		id, typ, id, invoiceID, amount, currency)
+}

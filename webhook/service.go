@@ -1,0 +1,120 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Tx runs fn in a database transaction carried by the context fn receives,
+// or in a savepoint of the one ctx already carries, and commits only if fn
+// returns nil. The server passes
+//
+//	func(ctx context.Context, fn func(context.Context) error) error {
+//		return database.RunInTx(ctx, db, fn)
+//	}
+//
+// and gives the billing and tenancy services stores on the same database,
+// so that their writes join the transaction.
+type Tx func(ctx context.Context, fn func(ctx context.Context) error) error
+
+// Service records a payment provider's verified events and applies them,
+// each exactly once.
+type Service struct {
+	store    Store
+	invoices Invoices
+	notifier Notifier
+	tx       Tx
+	now      func() time.Time
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock makes the service read time from now (tests use a fixed clock).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// NewService returns a Service that records events in store, applies
+// payments and refunds with invoices (a *billing.Service), notifies tenants
+// with notifier (a *tenancy.Service), and runs each event as one
+// transaction with tx. A nil tx runs without one, which is only right for
+// stores without transactions in a single process (tests).
+func NewService(store Store, invoices Invoices, notifier Notifier, tx Tx, opts ...Option) *Service {
+	s := &Service{store: store, invoices: invoices, notifier: notifier, tx: tx, now: time.Now}
+	if s.tx == nil {
+		s.tx = func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// clock returns the current time as stored: UTC, to the microsecond.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// Handle records and applies one delivery. Call it only with a body whose
+// signature a Verifier has accepted.
+//
+// In one transaction it inserts the event into the inbox by its id — a
+// concurrent delivery of the same id waits there until this one commits —
+// applies the event's effect, and writes its outcome. An id recorded
+// before is a duplicate: nothing changes, and the Result carries the
+// outcome decided the first time. Events that cannot be applied are
+// recorded as OutcomeUnmatched and are no error: the provider should stop
+// retrying them.
+//
+// Errors: one wrapping ErrMalformed when body is no event (nothing was
+// stored); any other error is a fault (the database is unavailable, the
+// context ended) after which nothing of the delivery remains, so that the
+// provider's retry can succeed.
+func (s *Service) Handle(ctx context.Context, body []byte) (Result, error) {
+	ev, err := ParseEvent(body)
+	if err != nil {
+		return Result{}, fmt.Errorf("webhook: handle: %w", err)
+	}
+	var res Result
+	err = s.tx(ctx, func(ctx context.Context) error {
+		rec := Record{ID: ev.ID, Type: ev.Type, Payload: body, Outcome: OutcomePending, ReceivedAt: s.clock()}
+		inserted, err := s.store.Insert(ctx, rec)
+		if err != nil {
+			return err
+		}
+		if !inserted {
+			first, err := s.store.Event(ctx, ev.ID)
+			if err != nil {
+				return err
+			}
+			res = resultOf(first, true)
+			return nil
+		}
+		eff, err := s.apply(ctx, ev)
+		if err != nil {
+			return err
+		}
+		processed := s.clock()
+		rec.Outcome, rec.Reason, rec.TenantID, rec.InvoiceID, rec.ProcessedAt = eff.outcome, eff.reason, eff.tenantID, eff.invoiceID, &processed
+		if err := s.store.Update(ctx, rec); err != nil {
+			return err
+		}
+		res = resultOf(rec, false)
+		return nil
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("webhook: handle event %s: %w", ev.ID, err)
+	}
+	return res, nil
+}
+
+// Event returns the inbox record of the event with id. ErrNotFound when
+// none was recorded.
+func (s *Service) Event(ctx context.Context, id string) (Record, error) {
+	if checkToken(id, MaxEventIDLen) != "" {
+		return Record{}, fmt.Errorf("webhook: event %q: %w", clean(id, MaxEventIDLen), ErrNotFound)
+	}
+	r, err := s.store.Event(ctx, id)
+	if err != nil {
+		return Record{}, fmt.Errorf("webhook: event %s: %w", id, err)
+	}
+	return r, nil
+}
