@@ -16,6 +16,7 @@ import (
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // operator is the platform side of contract requests: a billing service on
@@ -90,6 +91,20 @@ func TestContractRequests(t *testing.T) {
 			}
 		}
 
+		t.Run("GetByLocation", func(t *testing.T) {
+			r := e.do(t, request{method: "GET", path: r.header.Get("Location"), bearer: e.keyBob})
+			if r.status != http.StatusOK || r.json(t)["id"] != reqID {
+				t.Fatalf("GET Location: %d %s", r.status, r.body)
+			}
+			// globex's owner cannot read acme's request: not found, not forbidden.
+			_, err := e.svc.CreateUser(t.Context(), tenancy.CreateUserInput{Email: "carol@globex.test", Name: "Carol"})
+			check(t, err)
+			_, err = e.svc.AddMember(t.Context(), "globex", "carol@globex.test", tenancy.RoleOwner)
+			check(t, err)
+			carol := e.newKey("carol@globex.test", "globex", tenancy.Scopes()...)
+			other := e.do(t, request{method: "GET", path: "/api/contract-requests/" + reqID, bearer: carol})
+			wantProblem(t, other, http.StatusNotFound, "not_found")
+		})
 		t.Run("ErrConflictSecondPendingOfType", func(t *testing.T) {
 			wantProblem(t, submit(t, `{"type":"change_plan","plan_id":"starter","effective":"next_period"}`, nil), http.StatusConflict, "conflict")
 		})

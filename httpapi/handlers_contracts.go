@@ -75,3 +75,15 @@ func (a *API) previewInvoice(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, preview)
 	return nil
 }
+
+// getContractRequest answers GET /api/contract-requests/{id}; another
+// tenant's request is 404.
+func (a *API) getContractRequest(w http.ResponseWriter, r *http.Request) error {
+	m, _ := MembershipFrom(r.Context())
+	req, err := a.cfg.Billing.ContractRequest(r.Context(), m.TenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, req)
+	return nil
+}

@@ -101,6 +101,8 @@ func (a *API) table() []endpoint {
 			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.listContractRequests)},
 		{method: "POST", path: "/api/contract-requests", group: GroupContracts, tenant: true,
 			permission: tenancy.PermContractsSubmit, idempotent: true, handle: with(a.cfg.Billing, a.submitContractRequest)},
+		{method: "GET", path: "/api/contract-requests/{id}", group: GroupContracts, tenant: true,
+			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.getContractRequest)},
 		{method: "POST", path: "/api/invoices/preview", group: GroupContracts, tenant: true,
 			permission: tenancy.PermBillingPreview, handle: with(a.cfg.Billing, a.previewInvoice)},
 

@@ -1,6 +1,7 @@
 package tenancy_test
 
 import (
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -105,15 +106,13 @@ func TestService_ApplyContractChange(t *testing.T) {
 		tenant := mustTenant(t, e.svc, catalog.PlanStarter)
 		owner := mustUser(t, e.svc)
 		mustMember(t, e.svc, tenant.ID, owner, tenancy.RoleOwner)
-		// The tenant switches the SLA add-on on (free of charge: switching
-		// an offered add-on needs no contract) and tickets off.
-		for _, sw := range []struct {
-			module string
-			on     bool
-		}{{catalog.ModuleSLA, true}, {catalog.ModuleTickets, false}} {
-			if _, _, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, sw.module, sw.on); err != nil {
-				t.Fatalf("ToggleModule(%s): %v", sw.module, err)
-			}
+		// The tenant switches tickets off. It cannot switch the SLA add-on
+		// on without buying it: toggling is no way around paying.
+		if _, _, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleSLA, true); !errors.Is(err, tenancy.ErrInvalid) {
+			t.Fatalf("ToggleModule(unbought add-on): got %v, want ErrInvalid", err)
+		}
+		if _, _, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleTickets, false); err != nil {
+			t.Fatalf("ToggleModule(%s): %v", catalog.ModuleTickets, err)
 		}
 
 		// The steps run in order on one tenant; wantOn is EnabledModules
@@ -127,9 +126,9 @@ func TestService_ApplyContractChange(t *testing.T) {
 			wantSeats    *int64
 		}{
 			{"BuyReminders", tenancy.ContractChange{AddModules: []string{catalog.ModuleReminders}}, nil,
-				[]string{catalog.ModuleInvoices, catalog.ModuleReminders, catalog.ModuleSLA}, ptr(100), ptr(3)},
+				[]string{catalog.ModuleInvoices, catalog.ModuleReminders}, ptr(100), ptr(3)},
 			{"Seats", tenancy.ContractChange{Seats: intPtr(8)}, nil,
-				[]string{catalog.ModuleInvoices, catalog.ModuleReminders, catalog.ModuleSLA}, ptr(100), ptr(8)},
+				[]string{catalog.ModuleInvoices, catalog.ModuleReminders}, ptr(100), ptr(8)},
 			// Growth includes reminders and SLA: the add-on lapses, the
 			// tickets switch (still toggleable) survives.
 			{"Upgrade", tenancy.ContractChange{PlanID: catalog.PlanGrowth}, nil,

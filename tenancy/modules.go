@@ -16,15 +16,24 @@ type ModuleState struct {
 	Enabled bool   `json:"enabled"`
 }
 
-// moduleOn decides whether module is on: the tenant's switch when the plan
-// lets it switch the module, else its default (moduleDefault). A switch
-// left over from an earlier plan that no longer offers the module has no
+// moduleOn decides whether module is on: the tenant's switch when it may
+// switch the module (switchable), else its default (moduleDefault). A
+// switch left over from an earlier plan or a cancelled add-on has no
 // effect.
 func (s *Service) moduleOn(plan catalog.Plan, addOns []string, toggles map[string]bool, module string) bool {
-	if on, ok := toggles[module]; ok && s.catalog.Toggleable(plan, module) {
+	if on, ok := toggles[module]; ok && s.switchable(plan, addOns, module) {
 		return on
 	}
 	return moduleDefault(plan, addOns, module)
+}
+
+// switchable reports whether a tenant may switch module on and off: the
+// catalog marks it toggleable and the tenant has it, by its plan or as a
+// contracted add-on. An add-on the plan merely sells must be bought (a
+// contract change request) before it can be switched on: toggling is not
+// a way around paying.
+func (s *Service) switchable(plan catalog.Plan, addOns []string, module string) bool {
+	return s.catalog.Toggleable(plan, module) && moduleDefault(plan, addOns, module)
 }
 
 // moduleDefault is whether module is on while the tenant has no switch for
@@ -102,8 +111,9 @@ func (s *Service) RequireModule(ctx context.Context, tenantID, module string) er
 // the state the module already has changes nothing and notifies no one; a
 // change creates a module.toggled notification in the same transaction.
 // ErrForbidden unless the role may manage entitlements (owner, admin);
-// InvalidError (field "module") unless the plan lets the tenant switch the
-// module (catalog.Catalog.Toggleable); ErrNotFound for an unknown tenant.
+// InvalidError (field "module") unless the tenant may switch the module:
+// toggleable in the catalog, and included in its plan or bought as an
+// add-on; ErrNotFound for an unknown tenant.
 func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, module string, enabled bool) (ModuleState, bool, error) {
 	if !role.Can(PermEntitlementsManage) {
 		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %s as %s: %w", module, role, ErrForbidden)
@@ -112,12 +122,12 @@ func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, 
 	if err != nil {
 		return ModuleState{}, false, err
 	}
-	if !s.catalog.Toggleable(plan, module) {
-		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %q: %w", module, invalid("module", s.toggleableHint(plan)))
-	}
 	addOns, err := s.store.ContractAddOns(ctx, t.ID)
 	if err != nil {
 		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %s for %s: %w", module, t.ID, err)
+	}
+	if !s.switchable(plan, addOns, module) {
+		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %q: %w", module, invalid("module", s.toggleableHint(plan, addOns)))
 	}
 	var changed bool
 	err = s.store.RunInTx(ctx, func(ctx context.Context) error {
@@ -138,12 +148,12 @@ func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, 
 	return ModuleState{Module: module, Enabled: enabled}, changed, nil
 }
 
-// toggleableHint tells a caller which modules its plan lets it switch.
-func (s *Service) toggleableHint(plan catalog.Plan) string {
+// toggleableHint tells a caller which modules it may switch.
+func (s *Service) toggleableHint(plan catalog.Plan, addOns []string) string {
 	var ids []string
 	for _, app := range s.catalog.Apps {
 		for _, m := range app.Modules {
-			if s.catalog.Toggleable(plan, m.ID) {
+			if s.switchable(plan, addOns, m.ID) {
 				ids = append(ids, m.ID)
 			}
 		}

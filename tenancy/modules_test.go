@@ -57,6 +57,9 @@ func TestService_ToggleModule(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		tenant := mustTenant(t, e.svc, catalog.PlanStarter)
+		if _, err := e.svc.ApplyContractChange(ctx, tenant.ID, tenancy.ContractChange{AddModules: []string{catalog.ModuleSLA}}); err != nil {
+			t.Fatalf("buy SLA: %v", err)
+		}
 
 		// The steps run in order on one tenant. wantOn is EnabledModules
 		// after the step, wantNotes the module.toggled notifications so far.
@@ -76,19 +79,21 @@ func TestService_ToggleModule(t *testing.T) {
 			{"ErrForbiddenUnknownRole", "", catalog.ModuleSLA, true, tenancy.ErrForbidden, false, nil, 0},
 			{"ErrInvalidNotToggleable", tenancy.RoleOwner, catalog.ModuleInvoices, false, tenancy.ErrInvalid, false, nil, 0},
 			{"ErrInvalidNotOffered", tenancy.RoleOwner, catalog.ModuleCSAT, true, tenancy.ErrInvalid, false, nil, 0},
+			{"ErrInvalidAddOnNotBought", tenancy.RoleOwner, catalog.ModuleReminders, true, tenancy.ErrInvalid, false, nil, 0},
 			{"ErrInvalidUnknown", tenancy.RoleOwner, "support.chat", true, tenancy.ErrInvalid, false, nil, 0},
+			// SLA is bought (before the steps): on by default, switchable.
+			{"DisableBoughtAddOn", tenancy.RoleAdmin, catalog.ModuleSLA, false, nil, true,
+				[]string{catalog.ModuleInvoices, catalog.ModuleTickets}, 1},
 			{"EnableAddOn", tenancy.RoleAdmin, catalog.ModuleSLA, true, nil, true,
-				[]string{catalog.ModuleInvoices, catalog.ModuleTickets, catalog.ModuleSLA}, 1},
+				[]string{catalog.ModuleInvoices, catalog.ModuleTickets, catalog.ModuleSLA}, 2},
 			{"EnableAgainIsNoOp", tenancy.RoleOwner, catalog.ModuleSLA, true, nil, false,
-				[]string{catalog.ModuleInvoices, catalog.ModuleTickets, catalog.ModuleSLA}, 1},
+				[]string{catalog.ModuleInvoices, catalog.ModuleTickets, catalog.ModuleSLA}, 2},
 			{"DisableIncluded", tenancy.RoleOwner, catalog.ModuleTickets, false, nil, true,
-				[]string{catalog.ModuleInvoices, catalog.ModuleSLA}, 2},
+				[]string{catalog.ModuleInvoices, catalog.ModuleSLA}, 3},
 			{"DisableAgainIsNoOp", tenancy.RoleAdmin, catalog.ModuleTickets, false, nil, false,
-				[]string{catalog.ModuleInvoices, catalog.ModuleSLA}, 2},
+				[]string{catalog.ModuleInvoices, catalog.ModuleSLA}, 3},
 			{"EnableIncludedAgain", tenancy.RoleAdmin, catalog.ModuleTickets, true, nil, true,
-				[]string{catalog.ModuleInvoices, catalog.ModuleTickets, catalog.ModuleSLA}, 3},
-			{"DisableUntouchedAddOnIsNoOp", tenancy.RoleOwner, catalog.ModuleReminders, false, nil, false,
-				[]string{catalog.ModuleInvoices, catalog.ModuleTickets, catalog.ModuleSLA}, 3},
+				[]string{catalog.ModuleInvoices, catalog.ModuleTickets, catalog.ModuleSLA}, 4},
 		}
 		for _, st := range steps {
 			t.Run(st.name, func(t *testing.T) {
@@ -144,7 +149,7 @@ func TestService_ToggleModuleConcurrent(t *testing.T) {
 		)
 		for range workers {
 			wg.Go(func() {
-				_, ok, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleCSAT, true)
+				_, ok, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleSLA, false)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -171,8 +176,8 @@ func TestService_RequireModule(t *testing.T) {
 		if _, _, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleTickets, false); err != nil {
 			t.Fatalf("ToggleModule: %v", err)
 		}
-		if _, _, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleSLA, true); err != nil {
-			t.Fatalf("ToggleModule: %v", err)
+		if _, err := e.svc.ApplyContractChange(ctx, tenant.ID, tenancy.ContractChange{AddModules: []string{catalog.ModuleSLA}}); err != nil {
+			t.Fatalf("buy SLA: %v", err)
 		}
 		tests := []struct {
 			module  string

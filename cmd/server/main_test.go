@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -184,13 +185,31 @@ func TestSeedDemo(t *testing.T) {
 }
 
 func TestServeShutsDownOnSignal(t *testing.T) {
+	// Reserve a free port, so the test knows where the server listens.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	var stdout bytes.Buffer
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database-url", dbtest.SQLiteURL(t), "--log-level", "warn"}, &stdout, io.Discard)
+		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbtest.SQLiteURL(t), "--log-level", "warn"}, io.Discard, io.Discard)
 	}()
-	time.Sleep(300 * time.Millisecond)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/api/health/live")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server never answered: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	cancel()
 	select {
 	case err := <-done:

@@ -68,7 +68,7 @@ func startServer(ctx context.Context, cfg config, logOut io.Writer) (*server, er
 	}()
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
-	go a.purgeIdempotencyKeys(bg)
+	go a.backgroundJobs(bg)
 	a.log.Info().Str("addr", ln.Addr().String()).Str("database", dialectOf(cfg.DatabaseURL)).Msg("tenantkit serving")
 	return s, nil
 }
@@ -167,21 +167,29 @@ func adapt(h http.Handler) bunrouter.HandlerFunc {
 	}
 }
 
-// purgeIdempotencyKeys deletes expired Idempotency-Keys every hour.
-func (a *app) purgeIdempotencyKeys(ctx context.Context) {
+// backgroundJobs runs the server's periodic maintenance until ctx ends:
+// purging expired Idempotency-Keys, and applying the contract changes that
+// fall due at a period boundary (safe on every replica at once: each due
+// request is applied in its own transaction, once).
+func (a *app) backgroundJobs(ctx context.Context) {
 	store := idempotency.New(a.db)
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
+		if n, err := store.Purge(ctx, time.Now().Add(-httpapi.IdempotencyTTL)); err != nil {
+			a.log.Warn().Err(err).Msg("purge idempotency keys")
+		} else if n > 0 {
+			a.log.Info().Int64("deleted", n).Msg("purged expired idempotency keys")
+		}
+		if applied, err := a.billing.ApplyDue(ctx); err != nil {
+			a.log.Warn().Err(err).Msg("apply due contract changes")
+		} else if len(applied) > 0 {
+			a.log.Info().Int("applied", len(applied)).Msg("applied due contract changes")
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if n, err := store.Purge(ctx, time.Now().Add(-httpapi.IdempotencyTTL)); err != nil {
-				a.log.Warn().Err(err).Msg("purge idempotency keys")
-			} else if n > 0 {
-				a.log.Info().Int64("deleted", n).Msg("purged expired idempotency keys")
-			}
 		}
 	}
 }
