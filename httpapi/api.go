@@ -45,8 +45,8 @@ type Config struct {
 	// POST /api/webhooks/payment-provider; nil leaves it 501.
 	Webhooks *webhook.Service
 	// WebhookVerifier checks each delivery's signature before its body is
-	// read (webhook.NewVerifier builds the built-in ones); required when
-	// Webhooks is set.
+	// read (webhook.NewVerifier builds the built-in ones). Without one the
+	// webhook answers 501, whatever Webhooks says.
 	WebhookVerifier webhook.Verifier
 
 	// Authenticator decides who is calling. Nil means the built-in chain:
@@ -103,8 +103,10 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 	if cfg.Tenancy == nil || cfg.Catalog == nil {
 		return nil, errors.New("httpapi: Config.Tenancy and Config.Catalog are required")
 	}
-	if cfg.Webhooks != nil && cfg.WebhookVerifier == nil {
-		return nil, errors.New("httpapi: Config.Webhooks needs a Config.WebhookVerifier")
+	if cfg.WebhookVerifier == nil {
+		// Without a way to check signatures the webhook must not run: it
+		// answers 501 until the host configures a verifier.
+		cfg.Webhooks = nil
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

@@ -15,15 +15,11 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
-	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
-	"github.com/tenantkit/tenantkit/internal/idempotency"
-	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // jwtSecret signs the test JWTs (HS256).
@@ -50,20 +46,11 @@ type env struct {
 // newAPI builds an API over e's database, as one server replica would.
 func newAPI(t *testing.T, e *env) *httpapi.API {
 	t.Helper()
-	cfg := httpapi.Config{
-		Tenancy: e.svc, Catalog: catalog.Default(),
-		JWT: httpapi.JWTConfig{Secret: jwtSecret, Issuer: "https://idp.test", Audience: "tenantkit"},
-		Support: support.NewService(support.NewBunStore(e.db), e.svc, func(ctx context.Context, fn func(context.Context) error) error {
-			return database.RunInTx(ctx, e.db, fn)
-		}),
-		Billing: billing.NewService(billing.NewBunStore(e.db), e.svc, func(ctx context.Context, fn func(context.Context) error) error {
-			return database.RunInTx(ctx, e.db, fn)
-		}, billing.WithContracts(billing.NewBunStore(e.db), e.svc)),
-		Idempotency: idempotency.New(e.db),
-		Logger:      zerolog.Nop(),
-		RateLimiter: httpapi.NewMemoryRateLimiter(1000, 1000),
-	}
-	cfg.Webhooks, cfg.WebhookVerifier = newWebhooks(e, webhook.NewBunStore(e.db)), newWebhookVerifier(t)
+	cfg := httpapi.NewConfig(e.db, catalog.Default())
+	cfg.JWT = httpapi.JWTConfig{Secret: jwtSecret, Issuer: "https://idp.test", Audience: "tenantkit"}
+	cfg.WebhookVerifier = newWebhookVerifier(t)
+	cfg.Logger = zerolog.Nop()
+	cfg.RateLimiter = httpapi.NewMemoryRateLimiter(1000, 1000)
 	if e.mutate != nil {
 		e.mutate(&cfg)
 	}
@@ -108,9 +95,7 @@ func newEnv(t *testing.T, db *bun.DB, mutate func(*httpapi.Config)) *env {
 }
 
 // migrations are every schema the API's tests need.
-func migrations() []database.Source {
-	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(), support.Migrations(), webhook.Migrations()}
-}
+func migrations() []database.Source { return httpapi.Schema() }
 
 func (e *env) newKey(email, tenant string, scopes ...tenancy.Scope) string {
 	e.t.Helper()

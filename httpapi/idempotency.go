@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"regexp"
 	"time"
+
+	"github.com/tenantkit/tenantkit/internal/idempotency"
 )
 
 // IdempotencyKeyHeader names the request header that makes a POST safe to
@@ -23,26 +25,17 @@ const IdempotencyTTL = 24 * time.Hour
 var idempotencyKeyRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,255}$`)
 
 // IdempotencyScope is where a key is unique: per tenant and credential.
-type IdempotencyScope struct {
-	TenantID   string
-	Credential string
-	Key        string
-}
+type IdempotencyScope = idempotency.Scope
 
 // StoredResponse is a response kept for replay.
-type StoredResponse struct {
-	Status      int
-	ContentType string
-	Location    string
-	Body        []byte
-}
+type StoredResponse = idempotency.Response
 
 // Errors an IdempotencyStore returns.
 var (
 	// ErrIdempotencyKeyReused: the key was used with another request body.
-	ErrIdempotencyKeyReused = errors.New("this Idempotency-Key was used with a different request")
+	ErrIdempotencyKeyReused = idempotency.ErrKeyReused
 	// ErrIdempotencyInProgress: the first request with this key has not finished.
-	ErrIdempotencyInProgress = errors.New("a request with this Idempotency-Key is still in progress")
+	ErrIdempotencyInProgress = idempotency.ErrInProgress
 )
 
 // IdempotencyStore runs a request at most once per key.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,11 +15,9 @@ import (
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
-	"github.com/tenantkit/tenantkit/internal/idempotency"
-	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // app is what every subcommand works with: the database, the catalog and
@@ -30,18 +27,14 @@ type app struct {
 	log     zerolog.Logger
 	db      *bun.DB
 	catalog *catalog.Catalog
+	// api is every service wired on the database (httpapi.NewConfig); the
+	// admin commands use its services directly.
+	api     httpapi.Config
 	tenancy *tenancy.Service
-	support *support.Service
 	billing *billing.Service
-	webhook *webhook.Service
 	// metrics holds the process's Prometheus instruments: Go runtime,
 	// process, database pool, and the API's own.
 	metrics *prometheus.Registry
-}
-
-// migrationSources lists every domain's migrations in schema order.
-func migrationSources() []database.Source {
-	return []database.Source{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(), support.Migrations(), webhook.Migrations()}
 }
 
 // newLogger builds the zerolog logger the config asks for.
@@ -78,7 +71,7 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 		return nil, err
 	}
 	if migrate {
-		n, err := database.Migrate(ctx, db, migrationSources()...)
+		n, err := httpapi.Migrate(ctx, db)
 		if err != nil {
 			_ = db.Close()
 			return nil, err
@@ -91,35 +84,9 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db.DB, "tenantkit"))
 	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg}
-	a.tenancy = tenancy.NewService(tenancy.NewBunStore(db), cat)
-	a.support = support.NewService(support.NewBunStore(db), a.tenancy, a.inTx)
-	a.billing = billing.NewService(billing.NewBunStore(db), a.tenancy, a.inTx, billing.WithContracts(billing.NewBunStore(db), a.tenancy))
-	a.webhook = webhook.NewService(webhook.NewBunStore(db), a.billing, a.tenancy, a.inTx)
+	a.api = httpapi.NewConfig(db, cat)
+	a.tenancy, a.billing = a.api.Tenancy, a.api.Billing
 	return a, nil
-}
-
-// ready is the readiness check: the database answers and has no pending
-// migrations. Its messages are safe to show to anyone.
-func (a *app) ready(ctx context.Context) error {
-	if err := a.db.PingContext(ctx); err != nil {
-		a.log.Warn().Err(err).Msg("readiness: database unreachable")
-		return errors.New("database unreachable")
-	}
-	n, err := database.Pending(ctx, a.db, migrationSources()...)
-	if err != nil {
-		a.log.Warn().Err(err).Msg("readiness: migration status unknown")
-		return errors.New("migration status unknown")
-	}
-	if n > 0 {
-		return fmt.Errorf("%d migrations pending", n)
-	}
-	return nil
-}
-
-// inTx runs fn in one database transaction carried by its context; the
-// domain services use it to make multi-step writes atomic.
-func (a *app) inTx(ctx context.Context, fn func(ctx context.Context) error) error {
-	return database.RunInTx(ctx, a.db, fn)
 }
 
 func (a *app) close() error { return a.db.Close() }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -127,7 +127,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer a.close()
-	n, err := database.Migrate(ctx, a.db, migrationSources()...)
+	n, err := httpapi.Migrate(ctx, a.db)
 	if err != nil {
 		return err
 	}

@@ -100,21 +100,14 @@ func (s *server) shutdown(ctx context.Context) error {
 // handler builds the API and composes it on bunrouter from the route table.
 func (a *app) handler(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg
-	apiCfg := httpapi.Config{
-		Tenancy:        a.tenancy,
-		Catalog:        a.catalog,
-		Support:        a.support,
-		Billing:        a.billing,
-		JWT:            httpapi.JWTConfig{Secret: []byte(cfg.JWTSecret), JWKSURL: cfg.JWTJWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience},
-		CSRFSecret:     []byte(cfg.CSRFSecret),
-		MaxBodyBytes:   cfg.MaxBodyBytes,
-		TrustedProxies: cfg.TrustedProxies,
-		Idempotency:    idempotency.New(a.db),
-		Ready:          a.ready,
-		Metrics:        a.metrics,
-		Logger:         a.log,
-		Version:        version,
-	}
+	apiCfg := a.api
+	apiCfg.JWT = httpapi.JWTConfig{Secret: []byte(cfg.JWTSecret), JWKSURL: cfg.JWTJWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience}
+	apiCfg.CSRFSecret = []byte(cfg.CSRFSecret)
+	apiCfg.MaxBodyBytes = cfg.MaxBodyBytes
+	apiCfg.TrustedProxies = cfg.TrustedProxies
+	apiCfg.Metrics = a.metrics
+	apiCfg.Logger = a.log
+	apiCfg.Version = version
 	if err := a.configureWebhook(&apiCfg); err != nil {
 		return nil, err
 	}

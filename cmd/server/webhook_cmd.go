@@ -31,7 +31,7 @@ func (a *app) configureWebhook(c *httpapi.Config) error {
 	if err != nil {
 		return err
 	}
-	c.Webhooks, c.WebhookVerifier = a.webhook, v
+	c.WebhookVerifier = v
 	return nil
 }
 

@@ -1,6 +1,6 @@
-// Package idempotency is the Bun implementation of httpapi.IdempotencyStore:
-// Idempotency-Key claims and stored responses, in the same transaction as
-// the work they guard.
+// Package idempotency keeps Idempotency-Key claims and the responses they
+// replay, in the same transaction as the work they guard. Store is the Bun
+// implementation of httpapi.IdempotencyStore.
 package idempotency
 
 import (
@@ -14,7 +14,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 )
 
@@ -36,8 +35,6 @@ type Store struct {
 	now func() time.Time
 }
 
-var _ httpapi.IdempotencyStore = (*Store)(nil)
-
 // New returns a Store on db (migrated with Migrations).
 func New(db *bun.DB) *Store { return &Store{db: db, now: time.Now} }
 
@@ -54,14 +51,16 @@ type keyRow struct {
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
-// Do implements httpapi.IdempotencyStore. The claim is an insert that, on
+// Do implements httpapi.IdempotencyStore: it claims scope for requestHash
+// and runs fn in the same transaction as the claim, or replays the stored
+// response. The claim is an insert that, on
 // a conflict, only takes over an expired row; a concurrent request with the
 // same key blocks on the uncommitted claim (row lock on Postgres, the write
 // lock on SQLite) and then finds the committed response to replay.
-func (s *Store) Do(ctx context.Context, scope httpapi.IdempotencyScope, requestHash string, ttl time.Duration,
-	fn func(ctx context.Context) (httpapi.StoredResponse, error)) (httpapi.StoredResponse, bool, error) {
+func (s *Store) Do(ctx context.Context, scope Scope, requestHash string, ttl time.Duration,
+	fn func(ctx context.Context) (Response, error)) (Response, bool, error) {
 	var (
-		resp     httpapi.StoredResponse
+		resp     Response
 		replayed bool
 	)
 	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
@@ -83,18 +82,18 @@ func (s *Store) Do(ctx context.Context, scope httpapi.IdempotencyScope, requestH
 				Where("tenant_id = ?", scope.TenantID).Where("credential = ?", scope.Credential).
 				Where("key = ?", scope.Key).Scan(ctx)
 			if errors.Is(err, sql.ErrNoRows) {
-				return httpapi.ErrIdempotencyInProgress
+				return ErrInProgress
 			}
 			if err != nil {
 				return fmt.Errorf("idempotency: load: %w", database.Wrap(err))
 			}
 			switch {
 			case row.RequestHash != requestHash:
-				return httpapi.ErrIdempotencyKeyReused
+				return ErrKeyReused
 			case row.Status == 0:
-				return httpapi.ErrIdempotencyInProgress
+				return ErrInProgress
 			}
-			resp = httpapi.StoredResponse{Status: row.Status, ContentType: row.ContentType, Location: row.Location, Body: row.Body}
+			resp = Response{Status: row.Status, ContentType: row.ContentType, Location: row.Location, Body: row.Body}
 			replayed = true
 			return nil
 		}

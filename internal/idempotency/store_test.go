@@ -15,15 +15,17 @@ import (
 	"github.com/tenantkit/tenantkit/internal/idempotency"
 )
 
+var _ httpapi.IdempotencyStore = (*idempotency.Store)(nil)
+
 func TestStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := idempotency.New(db)
-		scope := httpapi.IdempotencyScope{TenantID: "ten_a", Credential: "key:k", Key: "k1"}
+		scope := idempotency.Scope{TenantID: "ten_a", Credential: "key:k", Key: "k1"}
 		calls := 0
-		created := func(ctx context.Context) (httpapi.StoredResponse, error) {
+		created := func(ctx context.Context) (idempotency.Response, error) {
 			calls++
-			return httpapi.StoredResponse{Status: 201, ContentType: "application/json", Location: "/x/1", Body: []byte(`{"id":1}`)}, nil
+			return idempotency.Response{Status: 201, ContentType: "application/json", Location: "/x/1", Body: []byte(`{"id":1}`)}, nil
 		}
 
 		resp, replayed, err := s.Do(ctx, scope, "h1", time.Hour, created)
@@ -34,7 +36,7 @@ func TestStore(t *testing.T) {
 		if err != nil || !replayed || resp.Status != 201 || string(resp.Body) != `{"id":1}` || resp.Location != "/x/1" || calls != 1 {
 			t.Fatalf("replay = %+v %v %v calls %d", resp, replayed, err, calls)
 		}
-		if _, _, err := s.Do(ctx, scope, "h2", time.Hour, created); !errors.Is(err, httpapi.ErrIdempotencyKeyReused) {
+		if _, _, err := s.Do(ctx, scope, "h2", time.Hour, created); !errors.Is(err, idempotency.ErrKeyReused) {
 			t.Fatalf("other body: %v", err)
 		}
 		other := scope
@@ -47,8 +49,8 @@ func TestStore(t *testing.T) {
 			sc := scope
 			sc.Key = "k-fail"
 			boom := errors.New("boom")
-			if _, _, err := s.Do(ctx, sc, "h", time.Hour, func(context.Context) (httpapi.StoredResponse, error) {
-				return httpapi.StoredResponse{}, boom
+			if _, _, err := s.Do(ctx, sc, "h", time.Hour, func(context.Context) (idempotency.Response, error) {
+				return idempotency.Response{}, boom
 			}); !errors.Is(err, boom) {
 				t.Fatalf("err = %v", err)
 			}
@@ -71,10 +73,10 @@ func TestStore(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					_, _, errs[i] = s.Do(ctx, sc, "h", time.Hour, func(context.Context) (httpapi.StoredResponse, error) {
+					_, _, errs[i] = s.Do(ctx, sc, "h", time.Hour, func(context.Context) (idempotency.Response, error) {
 						runs.Add(1)
 						time.Sleep(20 * time.Millisecond)
-						return httpapi.StoredResponse{Status: 201}, nil
+						return idempotency.Response{Status: 201}, nil
 					})
 				}()
 			}
