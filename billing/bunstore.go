@@ -15,7 +15,7 @@ import (
 
 // BunStore is the Store on Postgres or SQLite through Bun. Every query runs
 // on the transaction carried by the context when there is one, and every
-// query of invoices goes through forTenant.
+// query of invoices goes through database.ForTenant.
 type BunStore struct {
 	db bun.IDB
 }
@@ -27,18 +27,6 @@ var _ Store = (*BunStore)(nil)
 func NewBunStore(db bun.IDB) *BunStore { return &BunStore{db: db} }
 
 func (s *BunStore) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
-
-// whereQuery is any Bun query that takes a WHERE clause.
-type whereQuery[Q any] interface {
-	Where(query string, args ...any) Q
-}
-
-// forTenant confines q to one tenant's rows. It is the only place the
-// tenant filter is written, and every select and update of tenant data
-// passes through it.
-func forTenant[Q whereQuery[Q]](q Q, tenantID string) Q {
-	return q.Where("tenant_id = ?", tenantID)
-}
 
 type invoiceRow struct {
 	bun.BaseModel `bun:"table:invoices"`
@@ -182,7 +170,7 @@ func (s *BunStore) InvoiceForUpdate(ctx context.Context, tenantID, id string) (I
 func (s *BunStore) get(ctx context.Context, tenantID, id string, lock bool) (Invoice, error) {
 	db := s.conn(ctx)
 	var row invoiceRow
-	q := forTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
+	q := database.ForTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
 	if lock && database.IsPostgres(db) {
 		q = q.For("UPDATE")
 	}
@@ -198,7 +186,7 @@ func (s *BunStore) UpdateInvoice(ctx context.Context, inv Invoice) error {
 	if err != nil {
 		return err
 	}
-	res, err := forTenant(s.conn(ctx).NewUpdate().Model(&row), inv.TenantID).
+	res, err := database.ForTenant(s.conn(ctx).NewUpdate().Model(&row), inv.TenantID).
 		Column("status", "amount_paid", "amount_due", "received", "refunded", "finalized_at", "paid_at").
 		Where("id = ?", inv.ID).
 		Exec(ctx)
@@ -213,7 +201,7 @@ func (s *BunStore) ListInvoices(ctx context.Context, tenantID string, f ListFilt
 		limit = DefaultListLimit
 	}
 	var rows []invoiceRow
-	q := forTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
@@ -242,7 +230,7 @@ func (s *BunStore) ListInvoices(ctx context.Context, tenantID string, f ListFilt
 }
 
 // InvoiceTenant implements Store. It is the only query not confined by
-// forTenant: its caller does not know the tenant yet.
+// database.ForTenant: its caller does not know the tenant yet.
 func (s *BunStore) InvoiceTenant(ctx context.Context, id string) (string, error) {
 	var tenantID string
 	err := s.conn(ctx).NewSelect().Model((*invoiceRow)(nil)).Column("tenant_id").

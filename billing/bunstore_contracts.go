@@ -78,7 +78,7 @@ func (s *BunStore) ContractRequestForUpdate(ctx context.Context, tenantID, id st
 func (s *BunStore) getRequest(ctx context.Context, tenantID, id string, lock bool) (ContractRequest, error) {
 	db := s.conn(ctx)
 	var row contractRequestRow
-	q := forTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
+	q := database.ForTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
 	if lock && database.IsPostgres(db) {
 		q = q.For("UPDATE")
 	}
@@ -92,7 +92,7 @@ func (s *BunStore) getRequest(ctx context.Context, tenantID, id string, lock boo
 func (s *BunStore) UpdateContractRequest(ctx context.Context, req ContractRequest, from RequestStatus) error {
 	db := s.conn(ctx)
 	row := toRequestRow(req)
-	res, err := forTenant(db.NewUpdate().Model(&row), req.TenantID).
+	res, err := database.ForTenant(db.NewUpdate().Model(&row), req.TenantID).
 		Column("status", "decided_at", "effective_at", "applied_at", "reason").
 		Where("id = ?", req.ID).Where("status = ?", string(from)).
 		Exec(ctx)
@@ -109,7 +109,7 @@ func (s *BunStore) UpdateContractRequest(ctx context.Context, req ContractReques
 func (s *BunStore) ListContractRequests(ctx context.Context, tenantID string, f ContractRequestFilter) ([]ContractRequest, bool, error) {
 	limit := clampLimit(f.Limit)
 	var rows []contractRequestRow
-	q := forTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
@@ -131,7 +131,7 @@ func (s *BunStore) ListContractRequests(ctx context.Context, tenantID string, f 
 }
 
 // ContractRequestTenant implements ContractStore. Like InvoiceTenant it is
-// not confined by forTenant: its caller does not know the tenant yet.
+// not confined by database.ForTenant: its caller does not know the tenant yet.
 func (s *BunStore) ContractRequestTenant(ctx context.Context, id string) (string, error) {
 	var tenantID string
 	err := s.conn(ctx).NewSelect().Model((*contractRequestRow)(nil)).Column("tenant_id").

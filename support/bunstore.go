@@ -15,7 +15,7 @@ import (
 
 // BunStore is the Store on Postgres or SQLite through Bun. Every query runs
 // on the transaction carried by the context when there is one, and every
-// query of tickets goes through forTenant.
+// query of tickets goes through database.ForTenant.
 type BunStore struct {
 	db bun.IDB
 }
@@ -27,18 +27,6 @@ var _ Store = (*BunStore)(nil)
 func NewBunStore(db bun.IDB) *BunStore { return &BunStore{db: db} }
 
 func (s *BunStore) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
-
-// whereQuery is any Bun query with a WHERE clause.
-type whereQuery[Q any] interface {
-	Where(query string, args ...any) Q
-}
-
-// forTenant scopes q to one tenant's rows. It is the only way this file
-// builds a query that reads, updates or deletes tickets, so that no query
-// can forget the tenant; inserts carry the tenant in the row they write.
-func forTenant[Q whereQuery[Q]](q Q, tenantID string) Q {
-	return q.Where("tenant_id = ?", tenantID)
-}
 
 type sequenceRow struct {
 	bun.BaseModel `bun:"table:ticket_sequences"`
@@ -146,7 +134,7 @@ func (s *BunStore) CreateTicket(ctx context.Context, tenantID string, t Ticket) 
 // Ticket implements Store.
 func (s *BunStore) Ticket(ctx context.Context, tenantID, id string) (Ticket, error) {
 	var row ticketRow
-	err := forTenant(s.conn(ctx).NewSelect().Model(&row), tenantID).Where("id = ?", id).Scan(ctx)
+	err := database.ForTenant(s.conn(ctx).NewSelect().Model(&row), tenantID).Where("id = ?", id).Scan(ctx)
 	if err != nil {
 		return Ticket{}, translate(err)
 	}
@@ -159,7 +147,7 @@ func (s *BunStore) Ticket(ctx context.Context, tenantID, id string) (Ticket, err
 // first.
 func (s *BunStore) ListTickets(ctx context.Context, tenantID string, f ListFilter) ([]Ticket, bool, error) {
 	var rows []ticketRow
-	q := forTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
@@ -200,7 +188,7 @@ func (s *BunStore) UpdateTicket(ctx context.Context, tenantID, id string, update
 	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
 		db := s.conn(ctx)
 		var row ticketRow
-		q := forTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
+		q := database.ForTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
 		if database.IsPostgres(db) {
 			q = q.For("UPDATE")
 		}
@@ -218,7 +206,7 @@ func (s *BunStore) UpdateTicket(ctx context.Context, tenantID, id string, update
 		if err != nil {
 			return fmt.Errorf("support: update ticket %s: %w", id, err)
 		}
-		_, err = forTenant(db.NewUpdate().Model(&next).
+		_, err = database.ForTenant(db.NewUpdate().Model(&next).
 			Column("subject", "description", "status", "priority", "assignee_id", "tags", "updated_at"), tenantID).
 			Where("id = ?", id).Exec(ctx)
 		if err != nil {

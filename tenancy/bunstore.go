@@ -31,18 +31,6 @@ func (s *BunStore) RunInTx(ctx context.Context, fn func(ctx context.Context) err
 	return database.RunInTx(ctx, s.db, fn)
 }
 
-// whereQuery is what forTenant needs of a Bun query (select, update, delete).
-type whereQuery[Q any] interface {
-	Where(query string, args ...any) Q
-}
-
-// forTenant scopes q to one tenant's rows. Every query of tenant-owned data
-// goes through it, so that tenant isolation is built in rather than
-// remembered query by query.
-func forTenant[Q whereQuery[Q]](q Q, tenantID string) Q {
-	return q.Where("tenant_id = ?", tenantID)
-}
-
 type tenantRow struct {
 	bun.BaseModel `bun:"table:tenants"`
 	ID            string    `bun:"id,pk"`
@@ -157,7 +145,7 @@ func (s *BunStore) AddMembership(ctx context.Context, m Membership) error {
 // Membership implements Store.
 func (s *BunStore) Membership(ctx context.Context, tenantID, userID string) (Membership, error) {
 	var row membershipRow
-	err := forTenant(s.conn(ctx).NewSelect().Model(&row), tenantID).Where("user_id = ?", userID).Scan(ctx)
+	err := database.ForTenant(s.conn(ctx).NewSelect().Model(&row), tenantID).Where("user_id = ?", userID).Scan(ctx)
 	if err != nil {
 		return Membership{}, translate(err)
 	}
@@ -189,7 +177,7 @@ func (s *BunStore) Memberships(ctx context.Context, userID string) ([]TenantMemb
 
 // CountMembers implements Store.
 func (s *BunStore) CountMembers(ctx context.Context, tenantID string) (int64, error) {
-	n, err := forTenant(s.conn(ctx).NewSelect().Model((*membershipRow)(nil)), tenantID).Count(ctx)
+	n, err := database.ForTenant(s.conn(ctx).NewSelect().Model((*membershipRow)(nil)), tenantID).Count(ctx)
 	return int64(n), translate(err)
 }
 

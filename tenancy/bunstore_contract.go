@@ -31,7 +31,7 @@ func (s *BunStore) TenantForUpdate(ctx context.Context, id string) (Tenant, erro
 // ContractAddOns implements Store.
 func (s *BunStore) ContractAddOns(ctx context.Context, tenantID string) ([]string, error) {
 	var modules []string
-	err := forTenant(s.conn(ctx).NewSelect().Model((*addOnRow)(nil)), tenantID).
+	err := database.ForTenant(s.conn(ctx).NewSelect().Model((*addOnRow)(nil)), tenantID).
 		Column("module").OrderExpr("module").Scan(ctx, &modules)
 	if err != nil {
 		return nil, translate(err)
@@ -50,7 +50,7 @@ func (s *BunStore) SetContract(ctx context.Context, c Contract, at time.Time) er
 		if err := affected(res, err, ErrNotFound); err != nil {
 			return err
 		}
-		del := forTenant(db.NewDelete().Model((*addOnRow)(nil)), c.TenantID)
+		del := database.ForTenant(db.NewDelete().Model((*addOnRow)(nil)), c.TenantID)
 		if len(c.AddOns) > 0 {
 			del = del.Where("module NOT IN (?)", bun.In(c.AddOns))
 		}
@@ -74,7 +74,7 @@ func (s *BunStore) DeleteModuleToggles(ctx context.Context, tenantID string, mod
 	if len(modules) == 0 {
 		return nil
 	}
-	_, err := forTenant(s.conn(ctx).NewDelete().Model((*toggleRow)(nil)), tenantID).
+	_, err := database.ForTenant(s.conn(ctx).NewDelete().Model((*toggleRow)(nil)), tenantID).
 		Where("module IN (?)", bun.In(modules)).Exec(ctx)
 	return translate(err)
 }

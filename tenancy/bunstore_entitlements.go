@@ -43,7 +43,7 @@ func (s *BunStore) ConsumeUsage(ctx context.Context, tenantID, feature, period s
 	if _, err := db.NewInsert().Model(&seed).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
 		return 0, translate(err)
 	}
-	q := forTenant(db.NewUpdate().Model((*usageRow)(nil)), tenantID).
+	q := database.ForTenant(db.NewUpdate().Model((*usageRow)(nil)), tenantID).
 		Set("used = used + ?", n).
 		Where("feature = ?", feature).Where("period = ?", period)
 	if limit >= 0 {
@@ -60,7 +60,7 @@ func (s *BunStore) ConsumeUsage(ctx context.Context, tenantID, feature, period s
 // Usage implements Store.
 func (s *BunStore) Usage(ctx context.Context, tenantID, feature, period string) (int64, error) {
 	var used int64
-	err := forTenant(s.conn(ctx).NewSelect().Model((*usageRow)(nil)), tenantID).Column("used").
+	err := database.ForTenant(s.conn(ctx).NewSelect().Model((*usageRow)(nil)), tenantID).Column("used").
 		Where("feature = ?", feature).Where("period = ?", period).
 		Scan(ctx, &used)
 	if errors.Is(translate(err), ErrNotFound) {
@@ -72,7 +72,7 @@ func (s *BunStore) Usage(ctx context.Context, tenantID, feature, period string) 
 // LimitOverrides implements Store.
 func (s *BunStore) LimitOverrides(ctx context.Context, tenantID string) (map[string]*int64, error) {
 	var rows []limitRow
-	if err := forTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).Scan(ctx); err != nil {
+	if err := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
 	out := make(map[string]*int64, len(rows))
@@ -93,7 +93,7 @@ func (s *BunStore) SetLimitOverride(ctx context.Context, tenantID, feature strin
 // ModuleToggles implements Store.
 func (s *BunStore) ModuleToggles(ctx context.Context, tenantID string) (map[string]bool, error) {
 	var rows []toggleRow
-	if err := forTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).Scan(ctx); err != nil {
+	if err := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
 	out := make(map[string]bool, len(rows))
@@ -116,7 +116,7 @@ func (s *BunStore) SetModuleToggle(ctx context.Context, tenantID, module string,
 			return false, translate(err)
 		}
 	}
-	res, err := forTenant(db.NewUpdate().Model((*toggleRow)(nil)), tenantID).
+	res, err := database.ForTenant(db.NewUpdate().Model((*toggleRow)(nil)), tenantID).
 		Set("enabled = ?", enabled).Set("updated_at = ?", at).
 		Where("module = ?", module).Where("enabled <> ?", enabled).
 		Exec(ctx)

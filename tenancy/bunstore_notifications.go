@@ -61,7 +61,7 @@ func (s *BunStore) CreateNotification(ctx context.Context, n Notification, key s
 func (s *BunStore) Notifications(ctx context.Context, tenantID string, f NotificationFilter) ([]Notification, bool, error) {
 	limit := clampLimit(f.Limit)
 	var rows []notificationRow
-	q := forTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).
 		OrderExpr("id DESC").Limit(int64(limit) + 1)
 	if f.UnreadOnly {
 		q = q.Where("read_at IS NULL")
@@ -90,7 +90,7 @@ func (s *BunStore) Notifications(ctx context.Context, tenantID string, f Notific
 // MarkNotificationRead implements Store.
 func (s *BunStore) MarkNotificationRead(ctx context.Context, tenantID, id string, at time.Time) (Notification, error) {
 	var row notificationRow
-	err := forTenant(s.conn(ctx).NewUpdate().Model(&row), tenantID).
+	err := database.ForTenant(s.conn(ctx).NewUpdate().Model(&row), tenantID).
 		Set("read_at = COALESCE(read_at, ?)", at).
 		Where("id = ?", id).
 		Returning("*").
