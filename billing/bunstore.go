@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -242,20 +241,7 @@ func (s *BunStore) InvoiceTenant(ctx context.Context, id string) (string, error)
 }
 
 // translate turns driver errors into the domain's sentinels.
-func translate(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, sql.ErrNoRows):
-		return ErrNotFound
-	case database.IsUniqueViolation(err):
-		return ErrConflict
-	case database.IsForeignKeyViolation(err):
-		return ErrNotFound
-	default:
-		return database.Wrap(err)
-	}
-}
+func translate(err error) error { return database.Translate(err, ErrNotFound, ErrConflict) }
 
 func affected(res sql.Result, err error) error {
 	if err != nil {

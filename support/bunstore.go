@@ -2,9 +2,7 @@ package support
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -229,17 +227,4 @@ func (r ticketRow) withImmutable(old ticketRow) ticketRow {
 }
 
 // translate turns driver errors into the domain's sentinels.
-func translate(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, sql.ErrNoRows):
-		return ErrNotFound
-	case database.IsUniqueViolation(err):
-		return ErrConflict
-	case database.IsForeignKeyViolation(err):
-		return ErrNotFound // the tenant does not exist
-	default:
-		return database.Wrap(err)
-	}
-}
+func translate(err error) error { return database.Translate(err, ErrNotFound, ErrConflict) }

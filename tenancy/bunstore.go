@@ -3,7 +3,6 @@ package tenancy
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 	"time"
 
@@ -241,20 +240,7 @@ func (s *BunStore) Selection(ctx context.Context, credential string) (string, er
 }
 
 // translate turns driver errors into the domain's sentinels.
-func translate(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, sql.ErrNoRows):
-		return ErrNotFound
-	case database.IsUniqueViolation(err):
-		return ErrConflict
-	case database.IsForeignKeyViolation(err):
-		return ErrNotFound
-	default:
-		return database.Wrap(err)
-	}
-}
+func translate(err error) error { return database.Translate(err, ErrNotFound, ErrConflict) }
 
 // affected translates the outcome of a write that must touch a row: none
 // when it touched nothing.

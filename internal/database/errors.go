@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -52,4 +53,20 @@ func Wrap(err error) error {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return fmt.Errorf("%w: %v", ErrUnavailable, err)
+}
+
+// Translate turns a driver error into a store's domain sentinels: no rows
+// and a foreign key to nothing become notFound, a unique violation becomes
+// conflict, anything else is hidden behind ErrUnavailable (Wrap).
+func Translate(err, notFound, conflict error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows), IsForeignKeyViolation(err):
+		return notFound
+	case IsUniqueViolation(err):
+		return conflict
+	default:
+		return Wrap(err)
+	}
 }
