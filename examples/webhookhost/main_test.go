@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+
+	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook"
+)
+
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+func TestHostReceivesPayment(t *testing.T) {
+	ctx := context.Background()
+	sqldb, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "host.db")+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	defer db.Close()
+	host, cfg, err := newHost(ctx, db, []string{secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(host)
+	defer srv.Close()
+
+	// The tenant has an open invoice of 1999 USD.
+	ten, err := cfg.Tenancy.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "shop", Name: "Shop", PlanID: catalog.PlanStarter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := cfg.Billing.Create(ctx, ten.ID, billing.CreateInvoiceInput{
+		Customer: billing.CustomerInput{Name: "Ada", Email: "ada@example.com"}, Currency: "USD",
+		LineItems: []billing.LineItemInput{{Description: "Plan", Quantity: 1, UnitAmount: 1999}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	deliver := func(body string, sign bool) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL+"/hooks/payments", strings.NewReader(body))
+		if sign {
+			h, err := webhook.Sign(secret, "msg_1", time.Now(), []byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("webhook-id", h.ID)
+			req.Header.Set("webhook-timestamp", h.Timestamp)
+			req.Header.Set("webhook-signature", h.Signature)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	event := fmt.Sprintf(`{"id":"evt_1","type":"payment.succeeded","created_at":"2026-11-21T10:00:00Z",`+
+		`"data":{"payment_id":"pay_1","invoice_id":%q,"amount":1999,"currency":"USD","failure_reason":null}}`, inv.ID)
+
+	if status, _ := deliver(event, false); status != http.StatusUnauthorized {
+		t.Fatalf("unsigned: %d, want 401", status)
+	}
+	if status, body := deliver(event, true); status != 200 || !strings.Contains(body, `"outcome":"applied"`) {
+		t.Fatalf("signed: %d %s", status, body)
+	}
+	if status, body := deliver(event, true); status != 200 || !strings.Contains(body, `"duplicate":true`) {
+		t.Fatalf("redelivery: %d %s", status, body)
+	}
+	got, err := cfg.Billing.Get(ctx, ten.ID, inv.ID)
+	if err != nil || got.Status != billing.StatusPaid || got.AmountPaid != 1999 {
+		t.Fatalf("invoice after payment: %+v %v", got, err)
+	}
+}
