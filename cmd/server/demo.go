@@ -141,6 +141,18 @@ Try:
   curl -s -X POST %[1]s/api/tenant/select -H "Authorization: Bearer $TK" \
        -H 'Content-Type: application/json' -d '{"tenant_id":"%[2]s"}'
   curl -s %[1]s/api/tenant/access-matrix -H "Authorization: Bearer $TK"
+  curl -s %[1]s/api/tenant/entitlements/limit -H "Authorization: Bearer $TK"
+
+  # bob invoices a customer of acme (his key is pinned to acme)
+  curl -s -X POST %[1]s/api/v1/collections/invoices -H "Authorization: Bearer %[5]s" \
+       -H 'Content-Type: application/json' -H 'Idempotency-Key: first-invoice' \
+       -d '{"customer":{"name":"Ada","email":"ada@example.com"},"currency":"USD","line_items":[{"description":"Consulting","quantity":2,"unit_amount":15000,"tax_rate_bps":825}]}'
+  curl -s %[1]s/api/v1/collections/invoices -H "Authorization: Bearer %[5]s"
+
+  # dave opens a support ticket
+  curl -s -X POST %[1]s/api/tickets -H "Authorization: Bearer %[6]s" \
+       -H 'Content-Type: application/json' -d '{"subject":"Export fails","description":"CSV export times out.","priority":"high"}'
+
   curl -s %[1]s/api/catalog/public
   curl -s %[1]s/api/health/ready
 
