@@ -96,12 +96,18 @@ func DialectName(db bun.IDB) string {
 	return "sqlite"
 }
 
-// pgxConfig parses a Postgres URL. pgx caches prepared statements per
-// connection, which is what makes repeated queries cheap.
+// pgxConfig parses a Postgres URL. Bun writes every argument into the SQL
+// text, so each query is new to pgx: its default mode would prepare it
+// (extra round trips) and then evict it from the statement cache. The
+// simple protocol sends the text once, in one round trip. A URL that sets
+// default_query_exec_mode keeps its choice.
 func pgxConfig(rawURL string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("database: parse %s: %w", redact(rawURL), err)
+	}
+	if !strings.Contains(rawURL, "default_query_exec_mode=") {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
 	return cfg, nil
 }

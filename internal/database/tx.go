@@ -35,7 +35,8 @@ func InTx(ctx context.Context) bool {
 // When ctx already carries one, fn runs inside a savepoint of it instead:
 // an error from fn undoes only fn's work, and the outer transaction decides
 // whether everything commits. fn's error is returned unwrapped so callers
-// can still match domain errors with errors.Is.
+// can still match domain errors with errors.Is; failing to begin or to
+// commit (the connection lost, the server restarting) is ErrUnavailable.
 func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error) error {
 	var (
 		tx  bun.Tx
@@ -47,7 +48,7 @@ func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error
 		tx, err = db.BeginTx(ctx, nil)
 	}
 	if err != nil {
-		return fmt.Errorf("database: begin: %w", err)
+		return fmt.Errorf("database: begin: %w", Wrap(err))
 	}
 	done := false
 	defer func() {
@@ -60,7 +61,7 @@ func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error
 	}
 	done = true
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("database: commit: %w", err)
+		return fmt.Errorf("database: commit: %w", Wrap(err))
 	}
 	return nil
 }

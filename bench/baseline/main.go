@@ -1,0 +1,149 @@
+// Command baseline is the yardstick of tenantkit's benchmarks: the smallest
+// honest server that does, per request, the same logical work as
+// tenantkit's reference server on the same Postgres schema — plain
+// net/http, pgx (pgxpool) and hand-written SQL with bound parameters.
+//
+// Per request it authenticates the API key by the SHA-256 of its secret
+// (joined to its user), resolves the key's pinned tenant membership (joined
+// to the tenant's plan and seats), checks scope, role, module and limit,
+// runs the same statements as tenantkit's Bun stores for the work itself
+// (keyset list; usage counter UPDATE … RETURNING, sequence upsert and INSERT
+// in one transaction) and encodes the same JSON shapes. It has no router
+// library, no middleware chain, no access log, no rate limiter and no
+// idempotency store: the ratio of tenantkit's numbers to these is the cost
+// of all of that.
+//
+// Only API keys pinned to a tenant are supported; that is what the bench
+// seeds. bench (the harness) builds and starts it; it is not meant for
+// anything else.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tenantkit/tenantkit/catalog"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "baseline:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8090", "listen address")
+	dbURL := fs.String("database-url", "", "postgres://… of a migrated tenantkit database")
+	secret := fs.String("webhook-secret", "", "Standard Webhooks secret whsec_… of the payment webhook")
+	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this address (profiling runs)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dbURL == "" {
+		return errors.New("--database-url is required")
+	}
+	cfg, err := pgxpool.ParseConfig(*dbURL)
+	if err != nil {
+		return err
+	}
+	// The same pool size as tenantkit's database.Open.
+	cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := pool.Ping(ctx); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	s := &server{db: pool, cat: catalog.Default(), plans: map[string]catalog.Plan{}}
+	for _, p := range s.cat.Plans {
+		s.plans[p.ID], _ = s.cat.Plan(p.ID)
+	}
+	if *secret != "" {
+		if s.webhookKey, err = decodeWebhookSecret(*secret); err != nil {
+			return err
+		}
+	}
+	if err := s.migrate(ctx); err != nil {
+		return err
+	}
+
+	if *pprofAddr != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		go func() { _ = http.ListenAndServe(*pprofAddr, mux) }()
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-done:
+		return err
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+// server holds what every handler needs.
+type server struct {
+	db         *pgxpool.Pool
+	cat        *catalog.Catalog
+	plans      map[string]catalog.Plan
+	webhookKey []byte
+}
+
+// routes maps the endpoints the bench drives, on the same paths as
+// tenantkit's.
+func (s *server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/health/ready", func(w http.ResponseWriter, r *http.Request) {
+		if err := s.db.Ping(r.Context()); err != nil {
+			writeProblem(w, http.StatusServiceUnavailable, "not_ready", "database unreachable")
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	mux.HandleFunc("GET /api/v1/collections/invoices", s.listInvoices)
+	mux.HandleFunc("POST /api/v1/collections/invoices", s.createInvoice)
+	mux.HandleFunc("POST /api/tickets", s.createTicket)
+	mux.HandleFunc("GET /api/tenant/entitlements/limit", s.entitlements)
+	mux.HandleFunc("POST /api/invoices/preview", s.previewInvoice)
+	mux.HandleFunc("POST /api/webhooks/payment-provider", s.paymentWebhook)
+	return mux
+}
+
+// migrate creates the baseline's own inbox of webhook events, shaped like
+// tenantkit's webhook_events but its own, so that the baseline does not
+// depend on the webhook package's schema staying as it is.
+func (s *server) migrate(ctx context.Context) error {
+	_, err := s.db.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_baseline_webhook_events (
+		id TEXT PRIMARY KEY, type TEXT NOT NULL, payload TEXT NOT NULL, outcome TEXT NOT NULL,
+		reason TEXT NOT NULL DEFAULT '', tenant_id TEXT, invoice_id TEXT,
+		received_at TIMESTAMPTZ NOT NULL, processed_at TIMESTAMPTZ)`)
+	return err
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// selectEndpoints probes every row of the table once on both servers and
+// keeps those tenantkit implements (anything but 501) and both answer with
+// 2xx; the others are reported as skipped.
+func selectEndpoints(ctx context.Context, cfg config, fx *fixture, tk, base *proc, rep *report, logf func(string, ...any)) []endpoint {
+	want := map[string]bool{}
+	for _, n := range strings.Split(cfg.Only, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
+	}
+	var active []endpoint
+	for _, ep := range endpoints {
+		if len(want) > 0 && !want[ep.Name] {
+			continue
+		}
+		status, body, err := probe(ctx, tk, fx, ep)
+		reason := ""
+		switch {
+		case err != nil:
+			reason = "tenantkit: " + err.Error()
+		case status == http.StatusNotImplemented:
+			reason = "not implemented yet (tenantkit answers 501)"
+		case status < 200 || status > 299:
+			reason = fmt.Sprintf("tenantkit answered %d: %s", status, tail(body, 300))
+		}
+		if reason == "" {
+			status, body, err = probe(ctx, base, fx, ep)
+			switch {
+			case err != nil:
+				reason = "baseline: " + err.Error()
+			case status < 200 || status > 299:
+				reason = fmt.Sprintf("baseline answered %d: %s", status, tail(body, 300))
+			}
+		}
+		if reason != "" {
+			rep.Skipped = append(rep.Skipped, skipped{Name: ep.Name, Reason: reason})
+			logf("skipping %s: %s", ep.Name, reason)
+			continue
+		}
+		active = append(active, ep)
+	}
+	return active
+}
+
+// compare runs ep on both servers: a short warm-up each, Rounds
+// alternating full-speed runs, then both at half the baseline's
+// throughput. With profiling, the first round of each is CPU-profiled.
+func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base *proc, bins binaries, profDir string) (endpointResult, []profileRef) {
+	full := loadSpec{Concurrency: cfg.Concurrency, Duration: cfg.Duration}
+	warm := loadSpec{Concurrency: cfg.Concurrency, Duration: time.Second / 2}
+	var (
+		tkRuns, baseRuns []runResult
+		profs            []profileRef
+	)
+	runLoad(ctx, tk, fx, ep, warm)
+	runLoad(ctx, base, fx, ep, warm)
+	// profile starts CPU and heap profiles of p's run of the given kind
+	// ("full" or "half") and returns the function that waits for them; nil
+	// when not profiling.
+	profile := func(p *proc, kind string) func() {
+		if profDir == "" || p.PprofURL == "" {
+			return nil
+		}
+		bin := bins.Server
+		if p == base {
+			bin = bins.Baseline
+		}
+		stem := filepath.Join(profDir, strings.ReplaceAll(ep.Name, " ", "-")+"."+kind+"."+p.Name)
+		cpu := profileRef{Endpoint: ep.Name + " (" + kind + ")", Server: p.Name, Kind: "cpu", Binary: bin, Path: stem + ".cpu.pprof"}
+		heap := cpu
+		heap.Kind, heap.Path = "heap", stem+".heap.pprof"
+		d := cfg.Duration - time.Second
+		if kind == "half" {
+			d = halfDuration(cfg) - 700*time.Millisecond
+		}
+		done := captureProfiles(ctx, p, d, cpu.Path, heap.Path)
+		return func() {
+			if err := <-done; err != nil {
+				cpu.Err, heap.Err = err.Error(), err.Error()
+			}
+			profs = append(profs, cpu)
+			if p == tk { // the baseline's heap is not in question
+				profs = append(profs, heap)
+			}
+		}
+	}
+	for round := range cfg.Rounds {
+		for _, p := range []*proc{tk, base} {
+			var collect func()
+			if round == 0 {
+				collect = profile(p, "full")
+			}
+			r := runLoad(ctx, p, fx, ep, full)
+			if collect != nil {
+				collect()
+			}
+			if p == tk {
+				tkRuns = append(tkRuns, r)
+			} else {
+				baseRuns = append(baseRuns, r)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	res := endpointResult{Name: ep.Name, MinRatio: ep.MinRatio, TK: summarize(tkRuns), Base: summarize(baseRuns)}
+	res.Ratio = ratio(res.TK.RPS, res.Base.RPS)
+	res.ThroughputPass = res.Ratio >= ep.MinRatio && res.TK.Failed == 0
+
+	res.HalfRate = max(int(res.Base.RPS/2), 1)
+	half := loadSpec{Concurrency: cfg.Concurrency, Rate: res.HalfRate, Duration: halfDuration(cfg)}
+	collect := profile(tk, "half")
+	res.TKHalf = summarize([]runResult{runLoad(ctx, tk, fx, ep, half)})
+	if collect != nil {
+		collect()
+	}
+	time.Sleep(300 * time.Millisecond)
+	res.BaseHalf = summarize([]runResult{runLoad(ctx, base, fx, ep, half)})
+	res.P99Ratio = ratio(float64(res.TKHalf.P99), float64(res.BaseHalf.P99))
+	res.P99Pass = res.P99Ratio <= 2 && res.TKHalf.Failed == 0
+	return res, profs
+}
+
+// halfDuration is the length of the fixed-rate runs.
+func halfDuration(cfg config) time.Duration { return max(cfg.Duration/4, 2*time.Second) }
+
+// deepPages compares the big tenant's list at cursor depth DeepDepth with
+// page 1. It first checks that the bench spells cursors as tenantkit
+// does, against one the server made.
+func deepPages(ctx context.Context, cfg config, fx *fixture, tk, base *proc) (*deepResult, error) {
+	if fx.DeepCursor == "" {
+		return nil, errors.New("the big tenant has too few invoices for the deep page")
+	}
+	status, body, err := probe(ctx, tk, fx, firstPage)
+	if err != nil || status != http.StatusOK {
+		return nil, fmt.Errorf("page 1: %d %v %s", status, err, tail(body, 200))
+	}
+	var page struct {
+		Data       []struct{ ID string } `json:"data"`
+		NextCursor *string               `json:"next_cursor"`
+	}
+	if err := json.Unmarshal([]byte(body), &page); err != nil || page.NextCursor == nil || len(page.Data) == 0 {
+		return nil, fmt.Errorf("page 1: unexpected body %s", tail(body, 200))
+	}
+	if want := encodeCursor(page.Data[len(page.Data)-1].ID); *page.NextCursor != want {
+		return nil, fmt.Errorf("tenantkit's cursor format changed (%q, the bench makes %q): update encodeCursor", *page.NextCursor, want)
+	}
+	if status, body, err := probe(ctx, tk, fx, deepPage); err != nil || status != http.StatusOK || !strings.Contains(body, `"has_more":true`) {
+		return nil, fmt.Errorf("deep page: %d %v %s", status, err, tail(body, 200))
+	}
+	// One request at a time, so that the latency is the request's own
+	// and not queueing; tenantkit's two pages alternate twice.
+	d := &deepResult{Depth: fx.DeepDepth}
+	spec := loadSpec{Concurrency: 1, Duration: max(cfg.Duration/5, time.Second)}
+	runLoad(ctx, tk, fx, firstPage, loadSpec{Concurrency: 1, Duration: time.Second})
+	var tkFirst, tkDeep []runResult
+	for range 2 {
+		tkFirst = append(tkFirst, runLoad(ctx, tk, fx, firstPage, spec))
+		tkDeep = append(tkDeep, runLoad(ctx, tk, fx, deepPage, spec))
+	}
+	d.TKFirst, d.TKDeep = summarize(tkFirst), summarize(tkDeep)
+	d.BaseFirst = summarize([]runResult{runLoad(ctx, base, fx, firstPage, spec)})
+	d.BaseDeep = summarize([]runResult{runLoad(ctx, base, fx, deepPage, spec)})
+	d.Ratio = ratio(float64(d.TKDeep.P50), float64(d.TKFirst.P50))
+	d.Pass = d.Ratio <= 1.2 && d.TKDeep.Failed == 0
+	return d, nil
+}
+
+// roundTrips starts a second pair of servers whose database connections go
+// through a counting proxy and sends each endpoint's requests one at a
+// time, so that the messages each request sends to Postgres can be counted.
+func roundTrips(ctx context.Context, cfg config, bins binaries, dbURL string, fx *fixture, active []endpoint, dir string) ([]rtResult, error) {
+	counter, err := newPGCounter(dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer counter.close()
+	bins.Profiling = false // no pprof ports needed
+	tk, base, err := startServers(ctx, bins, counter.url(dbURL), cfg, fx, dir, "-roundtrips")
+	if err != nil {
+		return nil, err
+	}
+	defer tk.stop()
+	defer base.stop()
+	n := 30
+	var out []rtResult
+	for _, ep := range active {
+		r := rtResult{Endpoint: ep.Name}
+		for _, p := range []*proc{tk, base} {
+			for range 5 { // warm the pools
+				if _, _, err := probe(ctx, p, fx, ep); err != nil {
+					return out, err
+				}
+			}
+			before := counter.snapshot()
+			for range n {
+				if status, body, err := probe(ctx, p, fx, ep); err != nil || status/100 != 2 {
+					return out, fmt.Errorf("%s %s: %d %v %s", p.Name, ep.Name, status, err, tail(body, 200))
+				}
+			}
+			per := before.per(counter.snapshot(), n)
+			if p == tk {
+				r.TK = per
+			} else {
+				r.Base = per
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

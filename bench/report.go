@@ -1,0 +1,208 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Targets (SPEC §8 and the benchmark issue).
+const (
+	targetP99Ratio  = 2.0       // p99 at half the baseline's max rate, tenantkit / baseline
+	targetDeepRatio = 1.2       // deep page p50 / page 1 p50
+	targetLoadedRSS = 100 << 20 // tenantkit's RSS under load
+	targetColdStart = 500 * time.Millisecond
+)
+
+// report is everything one bench run measured.
+type report struct {
+	Started time.Time `json:"started"`
+	Command string    `json:"command"`
+	Config  config    `json:"config"`
+	Machine struct {
+		CPUs     int    `json:"cpus"`
+		Go       string `json:"go"`
+		Postgres string `json:"postgres"`
+		// Load averages (1 min) when the bench started and ended: other
+		// work on a shared machine shows here.
+		LoadStart string `json:"load_start"`
+		LoadEnd   string `json:"load_end"`
+	} `json:"machine"`
+	SeedRows   map[string]int   `json:"seed_rows"`
+	SeedTime   time.Duration    `json:"seed_ns"`
+	Endpoints  []endpointResult `json:"endpoints"`
+	Skipped    []skipped        `json:"skipped,omitempty"`
+	Deep       *deepResult      `json:"deep_page,omitempty"`
+	Cold       coldResult       `json:"cold_start"`
+	Memory     memResult        `json:"memory"`
+	RoundTrips []rtResult       `json:"db_round_trips,omitempty"`
+	Profiles   []profileRef     `json:"profiles,omitempty"`
+	Total      time.Duration    `json:"total_ns"`
+}
+
+// endpointResult compares both servers on one endpoint.
+type endpointResult struct {
+	Name           string  `json:"name"`
+	MinRatio       float64 `json:"min_ratio"`
+	TK             summary `json:"tenantkit"`
+	Base           summary `json:"baseline"`
+	Ratio          float64 `json:"ratio"`
+	ThroughputPass bool    `json:"throughput_pass"`
+	// HalfRate is half the baseline's throughput, the open-loop rate at
+	// which both p99s are compared.
+	HalfRate int     `json:"half_rate"`
+	TKHalf   summary `json:"tenantkit_half"`
+	BaseHalf summary `json:"baseline_half"`
+	P99Ratio float64 `json:"p99_ratio"`
+	P99Pass  bool    `json:"p99_pass"`
+}
+
+type skipped struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+type deepResult struct {
+	Depth     int     `json:"depth"`
+	TKFirst   summary `json:"tenantkit_page1"`
+	TKDeep    summary `json:"tenantkit_deep"`
+	BaseFirst summary `json:"baseline_page1"`
+	BaseDeep  summary `json:"baseline_deep"`
+	Ratio     float64 `json:"ratio"`
+	Pass      bool    `json:"pass"`
+}
+
+type memResult struct {
+	TKIdle   int64 `json:"tenantkit_idle"`
+	BaseIdle int64 `json:"baseline_idle"`
+	// Loaded: the peak during the full-speed runs (Concurrency in flight).
+	TKLoaded   int64 `json:"tenantkit_loaded_peak"`
+	BaseLoaded int64 `json:"baseline_loaded_peak"`
+	// OpenLoop: the peak during the fixed-rate runs, where a server slower
+	// than the rate piles up requests in flight.
+	TKOpenLoop   int64 `json:"tenantkit_open_loop_peak"`
+	BaseOpenLoop int64 `json:"baseline_open_loop_peak"`
+	TKAfter      int64 `json:"tenantkit_after_load"`
+	BaseAfter    int64 `json:"baseline_after_load"`
+	TKHWM        int64 `json:"tenantkit_vmhwm"`
+	BaseHWM      int64 `json:"baseline_vmhwm"`
+}
+
+type rtResult struct {
+	Endpoint string     `json:"endpoint"`
+	TK       perRequest `json:"tenantkit"`
+	Base     perRequest `json:"baseline"`
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+
+func msf(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
+
+// print writes the report as Markdown-compatible text.
+func (r *report) print(w io.Writer) {
+	c := r.Config
+	fmt.Fprintf(w, "tenantkit vs baseline (net/http + pgx, same SQL) — %d CPUs, %s, Postgres %s; load average %s at start, %s at end\n",
+		r.Machine.CPUs, r.Machine.Go, r.Machine.Postgres, r.Machine.LoadStart, r.Machine.LoadEnd)
+	fmt.Fprintf(w, "load: vegeta, %d in flight, %d × %s per server per endpoint alternating (A B …); p99 compared open-loop at half the baseline's throughput\n",
+		c.Concurrency, c.Rounds, c.Duration)
+	fmt.Fprintf(w, "data: %d tenants, %d invoices, %d tickets (seeded in %s)\n\n",
+		r.SeedRows["tenants"], r.SeedRows["invoices"], r.SeedRows["tickets"], r.SeedTime.Round(time.Second))
+
+	fmt.Fprintln(w, "| endpoint | tk req/s | base req/s | ratio | target | tk p50 / p99 | base p50 / p99 | p99 at ½ base rate: tk / base | target | tk RSS | base RSS |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---|---|---|---|---|---:|---:|")
+	for _, e := range r.Endpoints {
+		errs := ""
+		if e.TK.Failed+e.Base.Failed > 0 {
+			errs = fmt.Sprintf(" (errors tk %d, base %d)", e.TK.Failed, e.Base.Failed)
+		}
+		behind := ""
+		if float64(e.HalfRate) > e.TK.RPS {
+			behind = ", above tk's max"
+		}
+		fmt.Fprintf(w, "| %s%s | %.0f | %.0f | %.2f | ≥%.2f %s | %s / %s | %s / %s | %s / %s @%d/s%s (%.2f×) | ≤%.0f× %s | %s | %s |\n",
+			e.Name, errs, e.TK.RPS, e.Base.RPS, e.Ratio, e.MinRatio, verdict(e.ThroughputPass),
+			ms(e.TK.P50), ms(e.TK.P99), ms(e.Base.P50), ms(e.Base.P99),
+			ms(e.TKHalf.P99), ms(e.BaseHalf.P99), e.HalfRate, behind, e.P99Ratio, targetP99Ratio, verdict(e.P99Pass),
+			mb(e.TK.PeakRSS), mb(e.Base.PeakRSS))
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "| %s | — | — | — | skipped: %s | | | | | | |\n", s.Name, s.Reason)
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "Where the time goes (full-speed runs; CPU per successful request, from /proc; round trips counted on sequential requests):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| endpoint | tk CPU ms/req: server + Postgres | base CPU ms/req: server + Postgres | load generator ms/req tk / base | machine busy tk / base (of which other processes) | DB round trips/req tk / base | statements parsed/req tk / base |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, e := range r.Endpoints {
+		ts, tp, tl := e.TK.cpuPerRequest()
+		bs, bp, bl := e.Base.cpuPerRequest()
+		rt := "—"
+		parses := "—"
+		for _, x := range r.RoundTrips {
+			if x.Endpoint == e.Name {
+				rt = fmt.Sprintf("%.1f / %.1f", x.TK.RoundTrips, x.Base.RoundTrips)
+				parses = fmt.Sprintf("%.1f / %.1f", x.TK.Parses, x.Base.Parses)
+			}
+		}
+		fmt.Fprintf(w, "| %s | %.2f + %.2f | %.2f + %.2f | %.2f / %.2f | %.0f%% (%.0f%%) / %.0f%% (%.0f%%) | %s | %s |\n", e.Name,
+			msf(ts), msf(tp), msf(bs), msf(bp), msf(tl), msf(bl),
+			100*e.TK.busy(), 100*e.TK.CPU.other(), 100*e.Base.busy(), 100*e.Base.CPU.other(), rt, parses)
+	}
+	fmt.Fprintln(w)
+
+	if d := r.Deep; d != nil {
+		fmt.Fprintf(w, "- deep page (cursor after %d of the big tenant's invoices, sequential requests): tenantkit p50 %s (p99 %s) vs page 1 p50 %s (p99 %s) → %.2f× ≤%.1f× %s; baseline %s vs %s\n",
+			d.Depth, ms(d.TKDeep.P50), ms(d.TKDeep.P99), ms(d.TKFirst.P50), ms(d.TKFirst.P99), d.Ratio, targetDeepRatio,
+			verdict(d.Pass), ms(d.BaseDeep.P50), ms(d.BaseFirst.P50))
+	} else {
+		fmt.Fprintln(w, "- deep page: not measured")
+	}
+	if len(r.Cold.Fresh) > 0 {
+		fresh := median(r.Cold.Fresh)
+		fmt.Fprintf(w, "- cold start on SQLite (exec → first 200 from /api/health/ready, median of %d): new database %s (includes migrating it), migrated database %s → ≤%s %s\n",
+			len(r.Cold.Fresh), ms(fresh), ms(median(r.Cold.Migrated)), ms(targetColdStart), verdict(fresh <= targetColdStart))
+	}
+	m := r.Memory
+	fmt.Fprintf(w, "- RSS (a fresh pair of servers per endpoint) tenantkit: idle %s, peak under full-speed load %s → ≤%s %s; peak in the fixed-rate runs %s (highest VmHWM %s); baseline: idle %s, full-speed peak %s, fixed-rate peak %s\n",
+		mb(m.TKIdle), mb(m.TKLoaded), mb(targetLoadedRSS), verdict(m.TKLoaded <= targetLoadedRSS && m.TKLoaded > 0),
+		mb(m.TKOpenLoop), mb(m.TKHWM), mb(m.BaseIdle), mb(m.BaseLoaded), mb(m.BaseOpenLoop))
+	fmt.Fprintf(w, "\ntotal %s\n", r.Total.Round(time.Second))
+	for _, p := range r.Profiles {
+		fmt.Fprintf(w, "\n### %s profile: %s, %s (%s)\n", p.Kind, p.Endpoint, p.Server, p.Path)
+		if p.Err != "" {
+			fmt.Fprintln(w, "error:", p.Err)
+			continue
+		}
+		fmt.Fprintf(w, "```\n%s```\n", p.Top)
+	}
+}
+
+// write saves the report as JSON or Markdown, by path's extension.
+func (r *report) write(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	var b []byte
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		var err error
+		if b, err = json.MarshalIndent(r, "", "  "); err != nil {
+			return err
+		}
+	case ".md", ".markdown":
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "# tenantkit benchmark, %s\n\n`%s`\n\n", r.Started.Format(time.RFC3339), r.Command)
+		r.print(&sb)
+		b = []byte(sb.String())
+	default:
+		return fmt.Errorf("--out %s: want a .json or .md file", path)
+	}
+	return os.WriteFile(path, b, 0o644)
+}
