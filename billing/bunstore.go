@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -136,11 +138,12 @@ func utc(t *time.Time) *time.Time {
 // the previous one committed.
 func (s *BunStore) NextNumber(ctx context.Context, tenantID string) (int64, error) {
 	var n int64
-	err := s.conn(ctx).NewRaw(
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewRaw(
 		`INSERT INTO invoice_sequences (tenant_id, last_number) VALUES (?, 1)
 		 ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
-		 RETURNING last_number`, tenantID).Scan(ctx, &n)
-	if err != nil {
+		 RETURNING last_number`, a.Add(tenantID))
+	if err := database.Scan(ctx, s.db, q, a, &n); err != nil {
 		return 0, translate(err)
 	}
 	return n, nil
@@ -152,7 +155,8 @@ func (s *BunStore) CreateInvoice(ctx context.Context, inv Invoice) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	a := database.NewArgs(s.db)
+	_, err = database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row), a)
 	return translate(err)
 }
 
@@ -181,14 +185,14 @@ func (s *BunStore) get(ctx context.Context, tenantID, id string, lock bool) (Inv
 
 // UpdateInvoice implements Store.
 func (s *BunStore) UpdateInvoice(ctx context.Context, inv Invoice) error {
-	row, err := toRow(inv)
-	if err != nil {
-		return err
-	}
-	res, err := database.ForTenant(s.conn(ctx).NewUpdate().Model(&row), inv.TenantID).
-		Column("status", "amount_paid", "amount_due", "received", "refunded", "finalized_at", "paid_at").
-		Where("id = ?", inv.ID).
-		Exec(ctx)
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*invoiceRow)(nil)), a.Add(inv.TenantID)).
+		Set("status = ?", a.Add(string(inv.Status))).
+		Set("amount_paid = ?", a.Add(inv.AmountPaid)).Set("amount_due = ?", a.Add(inv.AmountDue)).
+		Set("received = ?", a.Add(inv.Received)).Set("refunded = ?", a.Add(inv.Refunded)).
+		Set("finalized_at = ?", a.Add(inv.FinalizedAt)).Set("paid_at = ?", a.Add(inv.PaidAt)).
+		Where("id = ?", a.Add(inv.ID))
+	res, err := database.Exec(ctx, s.db, q, a)
 	return affected(res, err)
 }
 
@@ -199,18 +203,19 @@ func (s *BunStore) ListInvoices(ctx context.Context, tenantID string, f ListFilt
 	if limit < 1 {
 		limit = DefaultListLimit
 	}
-	var rows []invoiceRow
-	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
+	rows := make([]invoiceRow, 0, limit+1) // room for the page: no growing by reflection
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), a.Add(tenantID))
 	if f.Status != "" {
-		q = q.Where("status = ?", f.Status)
+		q = q.Where("status = ?", a.Add(f.Status))
 	}
 	if f.CustomerEmail != "" {
-		q = q.Where("customer_email = ?", f.CustomerEmail)
+		q = q.Where("customer_email = ?", a.Add(f.CustomerEmail))
 	}
 	if f.Before != "" {
-		q = q.Where("id < ?", f.Before)
+		q = q.Where("id < ?", a.Add(f.Before))
 	}
-	if err := q.OrderExpr("id DESC").Limit(int64(limit + 1)).Scan(ctx); err != nil {
+	if err := database.Scan(ctx, s.db, q.OrderExpr("id DESC").Limit(int64(limit+1)), a, &rows); err != nil {
 		return nil, false, translate(err)
 	}
 	more := len(rows) > limit
@@ -238,6 +243,47 @@ func (s *BunStore) InvoiceTenant(ctx context.Context, id string) (string, error)
 		return "", translate(err)
 	}
 	return tenantID, nil
+}
+
+// UpdateInvoiceByID implements Store: SELECT … FOR UPDATE by id (on
+// SQLite the transaction holds the database's write lock from its start,
+// which serialises it just the same), then UpdateInvoice, on the caller's
+// transaction or, without one, on a transaction of its own.
+func (s *BunStore) UpdateInvoiceByID(ctx context.Context, id string, change func(*Invoice) error) (Invoice, error) {
+	var out Invoice
+	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
+		db := s.conn(ctx)
+		var row invoiceRow
+		a := database.NewArgs(s.db)
+		q := db.NewSelect().Model(&row).Where("id = ?", a.Add(id)).Limit(1)
+		if database.IsPostgres(db) {
+			q = q.For("UPDATE")
+		}
+		if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+			return translate(err)
+		}
+		loaded, err := row.invoice()
+		if err != nil {
+			return err
+		}
+		inv := loaded
+		inv.LineItems, inv.Metadata = slices.Clone(loaded.LineItems), maps.Clone(loaded.Metadata)
+		if err := change(&inv); err != nil {
+			return err
+		}
+		// The row as loaded with the fields UpdateInvoice writes taken from
+		// change's copy: what the row holds once written, whatever else
+		// change did to its copy.
+		loaded.Status, loaded.AmountPaid, loaded.AmountDue = inv.Status, inv.AmountPaid, inv.AmountDue
+		loaded.Received, loaded.Refunded = inv.Received, inv.Refunded
+		loaded.FinalizedAt, loaded.PaidAt = inv.FinalizedAt, inv.PaidAt
+		if err := s.UpdateInvoice(ctx, loaded); err != nil {
+			return err
+		}
+		out = loaded
+		return nil
+	})
+	return out, err
 }
 
 // translate turns driver errors into the domain's sentinels.

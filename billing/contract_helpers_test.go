@@ -36,8 +36,8 @@ func (failingTenancy) Contract(context.Context, string) (tenancy.Contract, error
 func (failingTenancy) ApplyContractChange(context.Context, string, tenancy.ContractChange) (tenancy.Contract, error) {
 	return tenancy.Contract{}, errNoTenancy
 }
-func (failingTenancy) Entitlements(context.Context, string) ([]tenancy.Entitlement, error) {
-	return nil, errNoTenancy
+func (failingTenancy) ContractUsage(context.Context, string) (tenancy.Contract, map[string]int64, error) {
+	return tenancy.Contract{}, nil, errNoTenancy
 }
 func (failingTenancy) Notify(context.Context, string, tenancy.NewNotification) (tenancy.Notification, error) {
 	return tenancy.Notification{}, errNoTenancy

@@ -27,9 +27,10 @@ type Tenancy interface {
 	// (a savepoint of it); a *tenancy.InvalidError when the change breaks
 	// the contract's rules.
 	ApplyContractChange(ctx context.Context, tenantID string, ch tenancy.ContractChange) (tenancy.Contract, error)
-	// Entitlements returns the tenant's usage of every feature in the
-	// current period (members, for seats).
-	Entitlements(ctx context.Context, tenantID string) ([]tenancy.Entitlement, error)
+	// ContractUsage returns the tenant's current contract with its usage
+	// of every feature in the current period (members, for seats), in one
+	// read; an error wrapping tenancy.ErrNotFound for an unknown tenant.
+	ContractUsage(ctx context.Context, tenantID string) (tenancy.Contract, map[string]int64, error)
 	// Notify creates a notification for the tenant on the transaction in
 	// ctx.
 	Notify(ctx context.Context, tenantID string, n tenancy.NewNotification) (tenancy.Notification, error)
@@ -58,20 +59,6 @@ func (s *Service) contractsOrErr() (*contracts, error) {
 	return s.contracts, nil
 }
 
-// usage returns the tenant's usage of every feature in the current period,
-// members for seats.
-func (c *contracts) usage(ctx context.Context, tenantID string) (map[string]int64, error) {
-	es, err := c.ten.Entitlements(ctx, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]int64, len(es))
-	for _, e := range es {
-		out[e.Feature] = e.Usage
-	}
-	return out, nil
-}
-
 // SubmitContractRequest records the tenant's request, submitted by the
 // user userID, as pending. It is checked against the catalog and the
 // tenant's current contract: an unknown plan or module, the plan the
@@ -91,11 +78,7 @@ func (s *Service) SubmitContractRequest(ctx context.Context, tenantID, userID st
 	if err != nil {
 		return ContractRequest{}, fmt.Errorf("billing: submit contract request: %w", err)
 	}
-	cur, err := c.ten.Contract(ctx, tenantID)
-	if err != nil {
-		return ContractRequest{}, fmt.Errorf("billing: submit contract request: %w", err)
-	}
-	usage, err := c.usage(ctx, tenantID)
+	cur, usage, err := c.ten.ContractUsage(ctx, tenantID)
 	if err != nil {
 		return ContractRequest{}, fmt.Errorf("billing: submit contract request: %w", err)
 	}

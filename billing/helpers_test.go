@@ -37,11 +37,18 @@ func (f *fakeEntitlements) RequireModule(_ context.Context, _, module string) er
 	return f.moduleErr
 }
 
-func (f *fakeEntitlements) Consume(_ context.Context, _, feature string, n int64) error {
+func (f *fakeEntitlements) Allowance(ctx context.Context, tenantID, module, feature string) (tenancy.Allowance, error) {
+	if err := f.RequireModule(ctx, tenantID, module); err != nil {
+		return tenancy.Allowance{}, err
+	}
+	return tenancy.Allowance{TenantID: tenantID, Feature: feature, Limit: f.limit}, nil
+}
+
+func (f *fakeEntitlements) Use(_ context.Context, a tenancy.Allowance, n int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if feature != catalog.FeatureInvoices {
-		return fmt.Errorf("fake: unexpected feature %q", feature)
+	if a.Feature != catalog.FeatureInvoices {
+		return fmt.Errorf("fake: unexpected feature %q", a.Feature)
 	}
 	if f.limit >= 0 && f.used+n > f.limit {
 		return fmt.Errorf("fake: consume: %w", tenancy.ErrLimitExceeded)

@@ -119,3 +119,21 @@ func (m *memStore) InvoiceTenant(_ context.Context, id string) (string, error) {
 	}
 	return inv.TenantID, nil
 }
+
+func (m *memStore) UpdateInvoiceByID(_ context.Context, id string, change func(*billing.Invoice) error) (billing.Invoice, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.invoices[id]
+	if !ok {
+		return billing.Invoice{}, billing.ErrNotFound
+	}
+	inv := clone(cur)
+	if err := change(&inv); err != nil {
+		return billing.Invoice{}, err
+	}
+	cur.Status, cur.AmountPaid, cur.AmountDue = inv.Status, inv.AmountPaid, inv.AmountDue
+	cur.Received, cur.Refunded = inv.Received, inv.Refunded
+	cur.FinalizedAt, cur.PaidAt = inv.FinalizedAt, inv.PaidAt
+	m.invoices[id] = clone(cur)
+	return clone(cur), nil
+}

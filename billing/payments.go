@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tenantkit/tenantkit/internal/id"
 )
 
 // maxLedger bounds the running sums of payments and of refunds of one
@@ -26,17 +28,7 @@ const maxLedger = 1_000 * MaxAmount
 // *TransitionError (ErrConflict) for a draft, void or uncollectible
 // invoice; *InvalidError ("amount") unless 1 ≤ amount ≤ MaxAmount.
 func (s *Service) ApplyPayment(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (Invoice, error) {
-	inv, err := s.applyMoney(ctx, tenantID, invoiceID, amount, currency, func(inv *Invoice) error {
-		if !acceptsPayments(inv.Status) {
-			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: "apply payment"}
-		}
-		received, ok := addBounded(inv.Received, amount, maxLedger)
-		if !ok {
-			return invalid("amount", "would take the invoice's payments past %d", int64(maxLedger))
-		}
-		inv.Received = received
-		return nil
-	})
+	inv, err := s.applyMoney(ctx, tenantID, invoiceID, amount, currency, paymentOf(amount))
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: apply payment to %s: %w", invoiceID, err)
 	}
@@ -57,7 +49,31 @@ func (s *Service) ApplyPayment(ctx context.Context, tenantID, invoiceID string, 
 // Transactions, locking and errors as ApplyPayment, with
 // *TransitionError for a draft.
 func (s *Service) ApplyRefund(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (Invoice, error) {
-	inv, err := s.applyMoney(ctx, tenantID, invoiceID, amount, currency, func(inv *Invoice) error {
+	inv, err := s.applyMoney(ctx, tenantID, invoiceID, amount, currency, refundOf(amount))
+	if err != nil {
+		return Invoice{}, fmt.Errorf("billing: apply refund to %s: %w", invoiceID, err)
+	}
+	return inv, nil
+}
+
+// paymentOf adds a payment of amount to an invoice that takes payments.
+func paymentOf(amount int64) func(inv *Invoice) error {
+	return func(inv *Invoice) error {
+		if !acceptsPayments(inv.Status) {
+			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: "apply payment"}
+		}
+		received, ok := addBounded(inv.Received, amount, maxLedger)
+		if !ok {
+			return invalid("amount", "would take the invoice's payments past %d", int64(maxLedger))
+		}
+		inv.Received = received
+		return nil
+	}
+}
+
+// refundOf adds a refund of amount to an invoice that takes refunds.
+func refundOf(amount int64) func(inv *Invoice) error {
+	return func(inv *Invoice) error {
 		if !acceptsRefunds(inv.Status) {
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: "apply refund"}
 		}
@@ -67,9 +83,32 @@ func (s *Service) ApplyRefund(ctx context.Context, tenantID, invoiceID string, a
 		}
 		inv.Refunded = refunded
 		return nil
-	})
+	}
+}
+
+// ApplyPaymentByID is ApplyPayment for a caller that knows only the
+// invoice's id, such as a payment provider's webhook: the invoice is
+// found, whichever tenant owns it, and locked in one step
+// (Store.UpdateInvoiceByID), on the transaction in ctx without a savepoint
+// of its own, so that the caller records the provider's event in the same
+// transaction. The invoice returned carries its TenantID; with
+// ErrCurrencyMismatch, a *TransitionError or an *InvalidError ("amount")
+// it is the invoice as found, unchanged, so that the caller can tell whose
+// invoice the event concerned. Errors as ApplyPayment.
+func (s *Service) ApplyPaymentByID(ctx context.Context, invoiceID string, amount int64, currency string) (Invoice, error) {
+	inv, err := s.applyMoneyByID(ctx, invoiceID, amount, currency, paymentOf(amount))
 	if err != nil {
-		return Invoice{}, fmt.Errorf("billing: apply refund to %s: %w", invoiceID, err)
+		return inv, fmt.Errorf("billing: apply payment to %s: %w", invoiceID, err)
+	}
+	return inv, nil
+}
+
+// ApplyRefundByID is ApplyRefund for a caller that knows only the
+// invoice's id, as ApplyPaymentByID is ApplyPayment's.
+func (s *Service) ApplyRefundByID(ctx context.Context, invoiceID string, amount int64, currency string) (Invoice, error) {
+	inv, err := s.applyMoneyByID(ctx, invoiceID, amount, currency, refundOf(amount))
+	if err != nil {
+		return inv, fmt.Errorf("billing: apply refund to %s: %w", invoiceID, err)
 	}
 	return inv, nil
 }
@@ -82,13 +121,41 @@ func (s *Service) applyMoney(ctx context.Context, tenantID, invoiceID string, am
 		return Invoice{}, invalid("amount", "must be between 1 and %d", int64(MaxAmount))
 	}
 	return s.update(ctx, tenantID, invoiceID, func(inv *Invoice, now time.Time) error {
-		if !strings.EqualFold(currency, inv.Currency) {
-			return fmt.Errorf("%w: %s is in %s, not %q", ErrCurrencyMismatch, inv.ID, inv.Currency, truncate(currency, 8))
-		}
-		if err := apply(inv); err != nil {
-			return err
-		}
-		inv.settle(now)
-		return nil
+		return applyTo(inv, currency, apply, now)
 	})
+}
+
+// applyMoneyByID is applyMoney by invoice id alone. It checks the amount
+// once the invoice is found, so that even a refused event is known to
+// concern that invoice (and its tenant); the invoice as found comes back
+// with any error but ErrNotFound.
+func (s *Service) applyMoneyByID(ctx context.Context, invoiceID string, amount int64, currency string,
+	apply func(inv *Invoice) error) (Invoice, error) {
+	if !id.Valid(id.Invoice, invoiceID) {
+		return Invoice{}, ErrNotFound
+	}
+	var found Invoice
+	inv, err := s.store.UpdateInvoiceByID(ctx, invoiceID, func(inv *Invoice) error {
+		found = *inv
+		if amount < 1 || amount > MaxAmount {
+			return invalid("amount", "must be between 1 and %d", int64(MaxAmount))
+		}
+		return applyTo(inv, currency, apply, s.clock())
+	})
+	if err != nil {
+		return found, err
+	}
+	return inv, nil
+}
+
+// applyTo applies a payment or refund in currency to inv and settles it.
+func applyTo(inv *Invoice, currency string, apply func(inv *Invoice) error, now time.Time) error {
+	if !strings.EqualFold(currency, inv.Currency) {
+		return fmt.Errorf("%w: %s is in %s, not %q", ErrCurrencyMismatch, inv.ID, inv.Currency, truncate(currency, 8))
+	}
+	if err := apply(inv); err != nil {
+		return err
+	}
+	inv.settle(now)
+	return nil
 }

@@ -43,11 +43,7 @@ func (s *Service) Preview(ctx context.Context, tenantID string, in PreviewInput)
 	if err != nil {
 		return Preview{}, fmt.Errorf("billing: preview: %w", err)
 	}
-	contract, err := c.ten.Contract(ctx, tenantID)
-	if err != nil {
-		return Preview{}, fmt.Errorf("billing: preview: %w", err)
-	}
-	usage, err := c.usage(ctx, tenantID)
+	contract, usage, err := c.ten.ContractUsage(ctx, tenantID)
 	if err != nil {
 		return Preview{}, fmt.Errorf("billing: preview: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // Entitlements is what billing asks of tenancy before it creates: whether
@@ -17,12 +18,16 @@ type Entitlements interface {
 	// RequireModule returns nil when module is on for the tenant, else an
 	// error wrapping tenancy.ErrModuleDisabled.
 	RequireModule(ctx context.Context, tenantID, module string) error
-	// Consume uses n units of a metered feature in the current period, on
-	// the transaction in ctx, so that the unit is spent only if the
-	// caller's work commits. It returns an error wrapping
-	// tenancy.ErrLimitExceeded when the tenant's limit would be passed,
-	// under any concurrency.
-	Consume(ctx context.Context, tenantID, feature string, n int64) error
+	// Allowance checks that module is on for the tenant (else an error
+	// wrapping tenancy.ErrModuleDisabled) and returns its allowance of the
+	// metered feature, in one read.
+	Allowance(ctx context.Context, tenantID, module, feature string) (tenancy.Allowance, error)
+	// Use spends n units of the allowance in the current period, on the
+	// transaction in ctx, so that they are spent only if the caller's work
+	// commits. It returns an error wrapping tenancy.ErrLimitExceeded, with
+	// nothing spent, when the allowance's limit would be passed, under any
+	// concurrency.
+	Use(ctx context.Context, a tenancy.Allowance, n int64) error
 }
 
 // Tx runs fn in a database transaction carried by the context fn receives,
@@ -87,7 +92,8 @@ func FormatNumber(n int64) string { return fmt.Sprintf("INV-%06d", n) }
 // tenancy.ErrModuleDisabled when the collections.invoices module is off;
 // one wrapping tenancy.ErrLimitExceeded when the month's limit is reached.
 func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceInput) (Invoice, error) {
-	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
+	allowance, err := s.ent.Allowance(ctx, tenantID, catalog.ModuleInvoices, catalog.FeatureInvoices)
+	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
 	}
 	d, err := validateCreate(in)
@@ -106,7 +112,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceI
 		inv.finalize(now)
 	}
 	err = s.tx(ctx, func(ctx context.Context) error {
-		if err := s.ent.Consume(ctx, tenantID, catalog.FeatureInvoices, 1); err != nil {
+		if err := s.ent.Use(ctx, allowance, 1); err != nil {
 			return err
 		}
 		n, err := s.store.NextNumber(ctx, tenantID)

@@ -40,6 +40,19 @@ type Store interface {
 	// caller that knows only the id (a payment provider's webhook); it is
 	// the one lookup not confined to a tenant. ErrNotFound when absent.
 	InvoiceTenant(ctx context.Context, id string) (string, error)
+	// UpdateInvoiceByID loads the invoice with id, whichever tenant owns
+	// it, calls change on it and writes what change changed (the fields
+	// UpdateInvoice writes), returning the invoice as written. It is for a
+	// caller that knows only the id — a payment provider's webhook — and,
+	// like InvoiceTenant, is not confined to a tenant. The invoice is
+	// locked from load to write, so that concurrent changes of one invoice
+	// run one after the other and none is lost: on the transaction in ctx
+	// when there is one, without a savepoint of its own, else in a
+	// transaction of its own. When change returns an error nothing is
+	// written and that error is returned unwrapped (a caller's transaction
+	// stays usable). change must not call the Store. ErrNotFound when no
+	// tenant has the invoice.
+	UpdateInvoiceByID(ctx context.Context, id string, change func(*Invoice) error) (Invoice, error)
 }
 
 // ListFilter selects and pages invoices for List. Lists are newest first

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -93,6 +94,8 @@ type API struct {
 	clientIP *clientIPResolver
 	metrics  *metrics
 	routes   []Route
+	// fallbacks answers what no route takes (Unmatched).
+	fallbacks http.Handler
 }
 
 // DefaultMaxBodyBytes is the request body limit when Config leaves it 0.
@@ -137,6 +140,7 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 	}
 	a.csrf = newCSRFTokens(csrfKey(cfg), 12*time.Hour)
 	a.routes = a.buildRoutes()
+	a.fallbacks = a.newFallbacks(a.routes)
 	return a, nil
 }
 
@@ -204,20 +208,33 @@ func (a *API) MethodNotAllowed(allowed string) http.Handler {
 	})
 }
 
+// Unmatched answers a request no route took: 405 with Allow when the path
+// is a route's with another method, else 404. Routers composing the API
+// from Routes use it for both of their fallbacks.
+func (a *API) Unmatched() http.Handler { return a.fallbacks }
+
 // mux puts routes on a net/http ServeMux, answering unmatched paths and
 // methods with problems instead of ServeMux's plain text.
 func (a *API) mux(routes []Route) http.Handler {
 	mux := http.NewServeMux()
-	allowed := map[string]string{}
 	for _, r := range routes {
 		mux.Handle(r.Method+" "+r.Pattern, r.Handler)
-		if allowed[r.Pattern] != "" {
-			allowed[r.Pattern] += ", "
-		}
-		allowed[r.Pattern] += r.Method
+	}
+	mux.Handle("/", a.newFallbacks(routes))
+	return mux
+}
+
+// newFallbacks answers what routes do not take: every route pattern,
+// without a method, answers 405 listing the methods it has; anything else
+// is 404.
+func (a *API) newFallbacks(routes []Route) http.Handler {
+	mux := http.NewServeMux()
+	allowed := map[string][]string{}
+	for _, r := range routes {
+		allowed[r.Pattern] = append(allowed[r.Pattern], r.Method)
 	}
 	for pattern, methods := range allowed {
-		mux.Handle(pattern, a.MethodNotAllowed(methods))
+		mux.Handle(pattern, a.MethodNotAllowed(strings.Join(methods, ", ")))
 	}
 	mux.Handle("/", a.NotFound())
 	return mux

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // chain builds an endpoint's handler from its row in the route table. The
@@ -48,20 +49,9 @@ func (a *API) chain(ep endpoint) http.Handler {
 				fmt.Sprintf("this endpoint needs the scope %q", ep.scope))
 		}
 		if ep.tenant {
-			m, err := a.cfg.Tenancy.ResolveTenant(r.Context(), p.Credential, r.Header.Get("X-Tenant-ID"))
+			r, err = a.resolveTenant(r, p, ep)
 			if err != nil {
 				return err
-			}
-			logFieldsFrom(r.Context()).tenantID = m.TenantID
-			r = r.WithContext(withMembership(r.Context(), m))
-			if ep.permission != "" && !m.Role.Can(ep.permission) {
-				return NewProblem(http.StatusForbidden, CodeForbidden,
-					fmt.Sprintf("your role %q lacks the permission %q", m.Role, ep.permission))
-			}
-			if ep.module != "" {
-				if err := a.cfg.Tenancy.RequireModule(r.Context(), m.TenantID, ep.module); err != nil {
-					return err
-				}
 			}
 		}
 		if ep.idempotent && a.cfg.Idempotency != nil && r.Header.Get(IdempotencyKeyHeader) != "" {
@@ -74,6 +64,42 @@ func (a *API) chain(ep endpoint) http.Handler {
 		maxBody = ep.maxBody
 	}
 	return limitBody(maxBody)(h)
+}
+
+// resolveTenant finds the tenant the request acts for and checks the
+// caller's role and the endpoint's module there, putting the membership
+// in the request's context. For an endpoint behind a module, or one that
+// reads entitlements (state), it reads the membership and the tenant's
+// entitlement state together and carries the state on in the context,
+// where the services' own module, limit and usage reads find it
+// (tenancy.WithState): one read for all of them.
+func (a *API) resolveTenant(r *http.Request, p *Principal, ep endpoint) (*http.Request, error) {
+	ctx := r.Context()
+	var (
+		m   tenancy.Membership
+		err error
+	)
+	if ep.module != "" || ep.state {
+		var st tenancy.EntitlementState
+		if m, st, err = a.cfg.Tenancy.ResolveTenantState(ctx, p.Credential, r.Header.Get("X-Tenant-ID"), ep.state); err != nil {
+			return r, err
+		}
+		ctx = tenancy.WithState(ctx, st)
+	} else if m, err = a.cfg.Tenancy.ResolveTenant(ctx, p.Credential, r.Header.Get("X-Tenant-ID")); err != nil {
+		return r, err
+	}
+	logFieldsFrom(ctx).tenantID = m.TenantID
+	r = r.WithContext(withMembership(ctx, m))
+	if ep.permission != "" && !m.Role.Can(ep.permission) {
+		return r, NewProblem(http.StatusForbidden, CodeForbidden,
+			fmt.Sprintf("your role %q lacks the permission %q", m.Role, ep.permission))
+	}
+	if ep.module != "" {
+		if err := a.cfg.Tenancy.RequireModule(r.Context(), m.TenantID, ep.module); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
 }
 
 // authenticate runs the Authenticator and puts the principal in the

@@ -27,11 +27,7 @@ func (a *API) entitlementLimits(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, e)
 		return nil
 	}
-	es, err := a.cfg.Tenancy.Entitlements(r.Context(), m.TenantID)
-	if err != nil {
-		return err
-	}
-	modules, err := a.cfg.Tenancy.Modules(r.Context(), m.TenantID)
+	es, modules, err := a.cfg.Tenancy.EntitlementsAndModules(r.Context(), m.TenantID)
 	if err != nil {
 		return err
 	}

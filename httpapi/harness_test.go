@@ -149,7 +149,9 @@ func (r response) json(t *testing.T) map[string]any {
 	return m
 }
 
-func (e *env) do(t *testing.T, req request) response {
+// do sends req to e's server and returns the answer. Every request and
+// response is checked against the OpenAPI document (checkOpenAPI).
+func (e *env) do(t testing.TB, req request) response {
 	t.Helper()
 	var body io.Reader
 	if req.body != "" {
@@ -177,6 +179,7 @@ func (e *env) do(t *testing.T, req request) response {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	checkOpenAPI(t, r, []byte(req.body), resp, b)
 	return response{status: resp.StatusCode, header: resp.Header, body: b}
 }
 

@@ -54,6 +54,7 @@ type IdempotencyStore interface {
 // so that it rolls back; the response is still sent to the client.
 type errServerFault struct{ resp StoredResponse }
 
+// Error implements error.
 func (e *errServerFault) Error() string { return fmt.Sprintf("server fault: status %d", e.resp.Status) }
 
 // idempotent runs handle under the request's Idempotency-Key: the first
@@ -125,14 +126,17 @@ type responseCapture struct {
 	body   bytes.Buffer
 }
 
+// Header implements http.ResponseWriter.
 func (c *responseCapture) Header() http.Header { return c.header }
 
+// WriteHeader implements http.ResponseWriter; the first status wins.
 func (c *responseCapture) WriteHeader(status int) {
 	if c.status == 0 {
 		c.status = status
 	}
 }
 
+// Write implements http.ResponseWriter.
 func (c *responseCapture) Write(b []byte) (int, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK

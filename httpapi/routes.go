@@ -21,6 +21,8 @@ const (
 	GroupCatalog     Group = "catalog"
 	GroupHealth      Group = "health"
 	GroupWebhooks    Group = "webhooks"
+	// GroupDocs serves the API's own OpenAPI document.
+	GroupDocs Group = "docs"
 )
 
 // Route is one endpoint with its complete handler.
@@ -51,6 +53,11 @@ type endpoint struct {
 	permission tenancy.Permission
 	// module that must be on for the tenant (403 module_disabled).
 	module string
+	// state: the handler reads the tenant's entitlements, usage or
+	// contract. The tenant's entitlement state is then read with the
+	// membership, in one round trip, and handed on in the context
+	// (tenancy.WithState); endpoints behind a module always get it.
+	state bool
 	// idempotent endpoints honour Idempotency-Key.
 	idempotent bool
 	// maxBody overrides the API's body limit.
@@ -82,7 +89,7 @@ func (a *API) table() []endpoint {
 		{method: "POST", path: "/api/tenant/select", group: GroupTenant, handle: a.selectTenant},
 		{method: "GET", path: "/api/tenant/access-matrix", group: GroupTenant, tenant: true, handle: a.accessMatrix},
 		{method: "GET", path: "/api/tenant/entitlements/limit", group: GroupTenant, tenant: true,
-			permission: tenancy.PermEntitlementsRead, handle: a.entitlementLimits},
+			permission: tenancy.PermEntitlementsRead, state: true, handle: a.entitlementLimits},
 		{method: "PATCH", path: "/api/tenant/entitlements/toggle", group: GroupTenant, tenant: true,
 			permission: tenancy.PermEntitlementsManage, handle: a.toggleModule},
 		{method: "GET", path: "/api/tenant/notifications", group: GroupTenant, tenant: true,
@@ -100,11 +107,11 @@ func (a *API) table() []endpoint {
 		{method: "GET", path: "/api/contract-requests", group: GroupContracts, tenant: true,
 			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.listContractRequests)},
 		{method: "POST", path: "/api/contract-requests", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsSubmit, idempotent: true, handle: with(a.cfg.Billing, a.submitContractRequest)},
+			permission: tenancy.PermContractsSubmit, state: true, idempotent: true, handle: with(a.cfg.Billing, a.submitContractRequest)},
 		{method: "GET", path: "/api/contract-requests/{id}", group: GroupContracts, tenant: true,
 			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.getContractRequest)},
 		{method: "POST", path: "/api/invoices/preview", group: GroupContracts, tenant: true,
-			permission: tenancy.PermBillingPreview, handle: with(a.cfg.Billing, a.previewInvoice)},
+			permission: tenancy.PermBillingPreview, state: true, handle: with(a.cfg.Billing, a.previewInvoice)},
 
 		// Catalog
 		{method: "GET", path: "/api/catalog/public", group: GroupCatalog, public: true, handle: a.publicCatalog},
@@ -117,6 +124,9 @@ func (a *API) table() []endpoint {
 		// Webhooks (incoming)
 		{method: "POST", path: "/api/webhooks/payment-provider", group: GroupWebhooks, public: true,
 			csrfExempt: true, maxBody: webhook.MaxPayloadBytes, handle: with(a.cfg.Webhooks, a.paymentWebhook)},
+
+		// The API's description (openapi.json)
+		{method: "GET", path: "/api/openapi.json", group: GroupDocs, public: true, handle: openAPIHandler()},
 	}
 }
 

@@ -143,18 +143,18 @@ func openDB(t *testing.T, url string, migrate bool) *bun.DB {
 	return db
 }
 
-// flakyStore fails Update, the inbox write after the effect, while
+// flakyStore fails Insert, the inbox write after the effect, while
 // failures remain: the payment and the notification are written by then.
 type flakyStore struct {
 	webhook.Store
 	failures atomic.Int32
 }
 
-func (s *flakyStore) Update(ctx context.Context, r webhook.Record) error {
+func (s *flakyStore) Insert(ctx context.Context, r webhook.Record) (bool, error) {
 	if s.failures.Add(-1) >= 0 {
-		return database.Wrap(errors.New("connection reset by peer"))
+		return false, database.Wrap(errors.New("connection reset by peer"))
 	}
-	return s.Store.Update(ctx, r)
+	return s.Store.Insert(ctx, r)
 }
 
 // TestWebhookTransientFailure: a database fault in the middle of an event

@@ -108,12 +108,12 @@ func (r ticketRow) ticket() (Ticket, error) {
 func (s *BunStore) NextNumber(ctx context.Context, tenantID string) (int64, error) {
 	seed := sequenceRow{TenantID: tenantID, LastNumber: 1}
 	var n int64
-	err := s.conn(ctx).NewInsert().Model(&seed).
+	a := database.NewArgs(s.db)
+	q := database.BindRow(s.conn(ctx).NewInsert().Model(&seed), a, &seed).
 		On("CONFLICT (tenant_id) DO UPDATE").
 		Set("last_number = ?TableAlias.last_number + 1").
-		Returning("last_number").
-		Scan(ctx, &n)
-	if err != nil {
+		Returning("last_number")
+	if err := database.Scan(ctx, s.db, q, a, &n); err != nil {
 		return 0, translate(err)
 	}
 	return n, nil
@@ -125,7 +125,8 @@ func (s *BunStore) CreateTicket(ctx context.Context, tenantID string, t Ticket) 
 	if err != nil {
 		return fmt.Errorf("support: create ticket %s: %w", t.ID, err)
 	}
-	_, err = s.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	a := database.NewArgs(s.db)
+	_, err = database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row), a)
 	return translate(err)
 }
 
@@ -144,7 +145,8 @@ func (s *BunStore) Ticket(ctx context.Context, tenantID, id string) (Ticket, err
 // index range scan in id order, as cheap on the thousandth page as on the
 // first.
 func (s *BunStore) ListTickets(ctx context.Context, tenantID string, f ListFilter) ([]Ticket, bool, error) {
-	var rows []ticketRow
+	limit := max(f.Limit, 1)
+	rows := make([]ticketRow, 0, limit+1) // room for the page: no growing by reflection
 	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
@@ -158,7 +160,6 @@ func (s *BunStore) ListTickets(ctx context.Context, tenantID string, f ListFilte
 	if f.Before != "" {
 		q = q.Where("id < ?", f.Before)
 	}
-	limit := max(f.Limit, 1)
 	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
 		return nil, false, translate(err)
 	}

@@ -1,22 +1,28 @@
 package support
 
-import "context"
+import (
+	"context"
+
+	"github.com/tenantkit/tenantkit/tenancy"
+)
 
 // Entitlements is what support needs from tenancy: whether the tenant has
 // the tickets module on, and a share of its monthly ticket allowance.
 // *tenancy.Service implements it; it is declared here, where it is used,
-// so that support depends on the behaviour and not on tenancy's types.
+// so that support depends on the behaviour and not on tenancy's service.
 type Entitlements interface {
 	// RequireModule returns nil when module is on for the tenant, else an
 	// error wrapping tenancy.ErrModuleDisabled (or tenancy.ErrNotFound for
 	// an unknown tenant).
 	RequireModule(ctx context.Context, tenantID, module string) error
-	// Consume uses n units of the tenant's monthly allowance of a metered
-	// feature, within the transaction carried by ctx, so that the units
-	// are given back if that transaction rolls back. It returns an error
-	// wrapping tenancy.ErrLimitExceeded when the allowance would be passed,
-	// under any concurrency.
-	Consume(ctx context.Context, tenantID, feature string, n int64) error
+	// Allowance checks that module is on for the tenant, as RequireModule
+	// does, and returns its allowance of the metered feature, in one read.
+	Allowance(ctx context.Context, tenantID, module, feature string) (tenancy.Allowance, error)
+	// Use spends n units of the allowance within the transaction carried
+	// by ctx, so that they are given back if that transaction rolls back.
+	// It returns an error wrapping tenancy.ErrLimitExceeded, with nothing
+	// spent, when the allowance would be passed, under any concurrency.
+	Use(ctx context.Context, a tenancy.Allowance, n int64) error
 }
 
 // TxFunc runs fn in one transaction carried by the context fn receives and

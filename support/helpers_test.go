@@ -32,11 +32,18 @@ func (f *fakeEntitlements) RequireModule(_ context.Context, _, module string) er
 	return nil
 }
 
-func (f *fakeEntitlements) Consume(_ context.Context, _, feature string, n int64) error {
+func (f *fakeEntitlements) Allowance(ctx context.Context, tenantID, module, feature string) (tenancy.Allowance, error) {
+	if err := f.RequireModule(ctx, tenantID, module); err != nil {
+		return tenancy.Allowance{}, err
+	}
+	return tenancy.Allowance{TenantID: tenantID, Feature: feature, Limit: f.limit}, nil
+}
+
+func (f *fakeEntitlements) Use(_ context.Context, a tenancy.Allowance, n int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.limit >= 0 && f.used+n > f.limit {
-		return fmt.Errorf("fake: consume %s: %w", feature, tenancy.ErrLimitExceeded)
+		return fmt.Errorf("fake: consume %s: %w", a.Feature, tenancy.ErrLimitExceeded)
 	}
 	f.used += n
 	return nil

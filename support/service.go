@@ -54,7 +54,8 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microse
 // every field at once, by JSON path. Consuming, numbering and inserting
 // commit together or not at all.
 func (s *Service) Create(ctx context.Context, tenantID string, requester Requester, in CreateTicketInput) (Ticket, error) {
-	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleTickets); err != nil {
+	allowance, err := s.ent.Allowance(ctx, tenantID, catalog.ModuleTickets, catalog.FeatureTickets)
+	if err != nil {
 		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
 	}
 	f, err := validateCreate(requester, in)
@@ -63,7 +64,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 	}
 	var t Ticket
 	err = s.tx(ctx, func(ctx context.Context) error {
-		if err := s.ent.Consume(ctx, tenantID, catalog.FeatureTickets, 1); err != nil {
+		if err := s.ent.Use(ctx, allowance, 1); err != nil {
 			return err
 		}
 		n, err := s.store.NextNumber(ctx, tenantID)

@@ -30,6 +30,11 @@ func (s *BunStore) RunInTx(ctx context.Context, fn func(ctx context.Context) err
 	return database.RunInTx(ctx, s.db, fn)
 }
 
+// JoinTx implements Store with database.JoinTx.
+func (s *BunStore) JoinTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return database.JoinTx(ctx, s.db, fn)
+}
+
 type tenantRow struct {
 	bun.BaseModel `bun:"table:tenants"`
 	ID            string    `bun:"id,pk"`
@@ -144,8 +149,9 @@ func (s *BunStore) AddMembership(ctx context.Context, m Membership) error {
 // Membership implements Store.
 func (s *BunStore) Membership(ctx context.Context, tenantID, userID string) (Membership, error) {
 	var row membershipRow
-	err := database.ForTenant(s.conn(ctx).NewSelect().Model(&row), tenantID).Where("user_id = ?", userID).Scan(ctx)
-	if err != nil {
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&row), a.Add(tenantID)).Where("user_id = ?", a.Add(userID))
+	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
 		return Membership{}, translate(err)
 	}
 	return Membership{TenantID: row.TenantID, UserID: row.UserID, Role: Role(row.Role), CreatedAt: row.CreatedAt.UTC()}, nil
@@ -195,14 +201,27 @@ func (s *BunStore) CreateAPIKey(ctx context.Context, k APIKey, secretHash string
 	return translate(err)
 }
 
-// APIKeyByHash implements Store.
-func (s *BunStore) APIKeyByHash(ctx context.Context, secretHash string) (APIKey, error) {
-	var row apiKeyRow
-	err := s.conn(ctx).NewSelect().Model(&row).Where("secret_hash = ?", secretHash).Scan(ctx)
-	if err != nil {
-		return APIKey{}, translate(err)
+// APIKeyByHash implements Store with one query joining the key to its
+// user; both are shared tables, not tenant data.
+func (s *BunStore) APIKeyByHash(ctx context.Context, secretHash string) (APIKey, User, error) {
+	var row struct {
+		apiKeyRow     `bun:",extend"`
+		UserEmail     string    `bun:"user_email"`
+		UserName      string    `bun:"user_name"`
+		UserCreatedAt time.Time `bun:"user_created_at"`
 	}
-	return row.key(), nil
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewSelect().
+		ColumnExpr("k.*, u.email AS user_email, u.name AS user_name, u.created_at AS user_created_at").
+		TableExpr("api_keys AS k").
+		Join("JOIN users AS u ON u.id = k.user_id").
+		Where("k.secret_hash = ?", a.Add(secretHash))
+	err := database.Scan(ctx, s.db, q, a, &row)
+	if err != nil {
+		return APIKey{}, User{}, translate(err)
+	}
+	u := userRow{ID: row.UserID, Email: row.UserEmail, Name: row.UserName, CreatedAt: row.UserCreatedAt}
+	return row.key(), u.user(), nil
 }
 
 // RevokeAPIKey implements Store.

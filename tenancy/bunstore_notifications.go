@@ -53,7 +53,8 @@ func (s *BunStore) CreateNotification(ctx context.Context, n Notification, key s
 	if key != "" {
 		row.DedupeKey = &key
 	}
-	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
+	a := database.NewArgs(s.db)
+	res, err := database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row).On("CONFLICT DO NOTHING"), a)
 	return affected(res, err, ErrConflict)
 }
 

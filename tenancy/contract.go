@@ -164,15 +164,32 @@ func addOnProblem(cat *catalog.Catalog, plan catalog.Plan, c Contract, module st
 // Contract returns the tenant's current contract. ErrNotFound when the
 // tenant does not exist.
 func (s *Service) Contract(ctx context.Context, tenantID string) (Contract, error) {
-	t, err := s.store.Tenant(ctx, tenantID)
+	st, err := s.readState(ctx, tenantID, "")
 	if err != nil {
-		return Contract{}, fmt.Errorf("tenancy: contract of %s: %w", tenantID, err)
+		return Contract{}, fmt.Errorf("tenancy: contract: %w", err)
 	}
-	addOns, err := s.store.ContractAddOns(ctx, t.ID)
+	return s.contractOf(Tenant{ID: tenantID, PlanID: st.PlanID, Seats: st.Seats}, st.AddOns), nil
+}
+
+// ContractUsage returns the tenant's current contract with its usage of
+// every feature in the current period (members for seats), from one read:
+// what an invoice preview and a contract change request are checked
+// against. ErrNotFound when the tenant does not exist.
+func (s *Service) ContractUsage(ctx context.Context, tenantID string) (Contract, map[string]int64, error) {
+	now := s.now()
+	st, err := s.readState(ctx, tenantID, periodKey(now))
 	if err != nil {
-		return Contract{}, fmt.Errorf("tenancy: contract of %s: %w", tenantID, err)
+		return Contract{}, nil, fmt.Errorf("tenancy: contract: %w", err)
 	}
-	return s.contractOf(t, addOns), nil
+	usage := make(map[string]int64, len(catalog.Features()))
+	for _, f := range catalog.Features() {
+		usage[f] = st.Usage[f]
+	}
+	usage[catalog.FeatureSeats] = st.Members
+	_, start, end := Period(now)
+	c := s.contractOf(Tenant{ID: tenantID, PlanID: st.PlanID, Seats: st.Seats}, st.AddOns)
+	c.PeriodStart, c.PeriodEnd = start, end
+	return c, usage, nil
 }
 
 // contractOf builds the read model of t's contract in the current period.

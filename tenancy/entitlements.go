@@ -35,6 +35,50 @@ func Period(t time.Time) (key string, start, end time.Time) {
 	return start.Format("2006-01"), start, start.AddDate(0, 1, 0)
 }
 
+// EntitlementState is what a tenant's entitlements are computed from, as
+// Store.EntitlementState reads it in one go: the contract (plan, seats,
+// add-ons), the module switches and limit overrides, and, when read for a
+// period, the usage and the members.
+type EntitlementState struct {
+	TenantID string
+	// PlanID and Seats are the tenant's contract (tenants.plan_id, seats).
+	PlanID string
+	Seats  int
+	// Toggles are the tenant's explicit module switches.
+	Toggles map[string]bool
+	// AddOns are the modules bought as add-ons, sorted.
+	AddOns []string
+	// Overrides are the per-feature limit overrides; nil means unlimited.
+	Overrides map[string]*int64
+	// Period is the usage period ("2006-01") Usage and Members were read
+	// for; "" when they were not read.
+	Period string
+	// Usage is the usage of each metered feature in Period (absent: 0).
+	Usage map[string]int64
+	// Members is how many members the tenant has.
+	Members int64
+	// Member is the membership of the user StateQuery.MemberID named (its
+	// role; CreatedAt is not read), nil when the user is no member or no
+	// user was named.
+	Member *Membership
+}
+
+// StateQuery says what Store.EntitlementState reads beside the tenant's
+// contract, switches, add-ons and overrides.
+type StateQuery struct {
+	// Period, when set, adds the tenant's usage of each feature in that
+	// period ("2006-01") and its member count.
+	Period string
+	// MemberID, when set, adds that user's membership of the tenant.
+	MemberID string
+}
+
+// periodKey is the key of the usage period of t ("2006-01").
+func periodKey(t time.Time) string {
+	key, _, _ := Period(t)
+	return key
+}
+
 // unlimited is how limitOf says "no limit"; Store.ConsumeUsage reads any
 // negative limit the same way.
 const unlimited = -1
@@ -43,15 +87,15 @@ const unlimited = -1
 // override when one is set, else its contract's seats for seats, else its
 // plan's limit. A feature the plan does not list (which catalog validation
 // rules out) gets 0, so that a broken catalog refuses rather than gives.
-func limitOf(t Tenant, plan catalog.Plan, overrides map[string]*int64, feature string) int64 {
-	if l, ok := overrides[feature]; ok {
+func limitOf(st EntitlementState, plan catalog.Plan, feature string) int64 {
+	if l, ok := st.Overrides[feature]; ok {
 		if l == nil {
 			return unlimited
 		}
 		return *l
 	}
 	if feature == catalog.FeatureSeats {
-		return int64(t.Seats)
+		return int64(st.Seats)
 	}
 	l, isUnlimited, _ := plan.Limit(feature)
 	if isUnlimited {
@@ -73,16 +117,74 @@ func (s *Service) tenantPlan(ctx context.Context, tenantID string) (Tenant, cata
 	return t, plan, nil
 }
 
-// Consume uses n (at least 1) units of a metered feature
-// (catalog.FeatureInvoices, catalog.FeatureTickets) in the current period.
-// ErrLimitExceeded when the tenant's limit would be passed, under any
-// concurrency; nothing is used then.
+// Allowance is a tenant's right to use a metered feature, as
+// Service.Allowance found it; Service.Use spends from it.
+type Allowance struct {
+	TenantID string
+	// Feature is one of the metered features (catalog.Metered).
+	Feature string
+	// Limit is how much of Feature the tenant may use per period: its
+	// override, else its plan's limit; negative when unlimited.
+	Limit int64
+}
+
+// Allowance checks that module is on for the tenant and returns its
+// allowance of the metered feature, from one read of its entitlement
+// state: what billing and support ask before they create, so that the
+// module check and the limit lookup cost one round trip. ErrModuleDisabled
+// when the module is off; InvalidError (field "feature") for a feature
+// that is not metered; ErrNotFound for an unknown tenant.
+func (s *Service) Allowance(ctx context.Context, tenantID, module, feature string) (Allowance, error) {
+	if !catalog.Metered(feature) {
+		return Allowance{}, fmt.Errorf("tenancy: allowance of %q: %w", feature, invalid("feature", "not a metered feature"))
+	}
+	st, plan, err := s.state(ctx, tenantID, "")
+	if err != nil {
+		return Allowance{}, err
+	}
+	if !s.moduleOn(plan, st.AddOns, st.Toggles, module) {
+		return Allowance{}, fmt.Errorf("tenancy: module %s: %w", module, ErrModuleDisabled)
+	}
+	return Allowance{TenantID: tenantID, Feature: feature, Limit: limitOf(st, plan, feature)}, nil
+}
+
+// Use spends n (at least 1) units of a's feature in the current period.
+// ErrLimitExceeded when a.Limit would be passed, under any concurrency;
+// nothing is used then.
 //
 // The increment, and the entitlement.threshold notification when it
-// crosses 80 % or reaches 100 % of a finite limit, run in one transaction
-// (a savepoint of the one in ctx, when there is one). Callers wrap Consume
-// and the insert it guards in one database.RunInTx, so that the unit is
-// spent, and the tenant told, only if their insert commits.
+// crosses 80 % or reaches 100 % of a finite limit, run on the transaction
+// in ctx (or, without one, in a transaction of their own). They set no
+// savepoint: the increment is a single statement that either happens or
+// leaves everything as it was, and a failure after it is a fault after
+// which the caller's transaction must roll back anyway. Callers wrap Use
+// and the insert it guards in one transaction, so that the unit is spent,
+// and the tenant told, only if their insert commits.
+func (s *Service) Use(ctx context.Context, a Allowance, n int64) error {
+	if !catalog.Metered(a.Feature) {
+		return fmt.Errorf("tenancy: consume %q: %w", a.Feature, invalid("feature", "not a metered feature"))
+	}
+	if n < 1 {
+		return fmt.Errorf("tenancy: consume %d %s: %w", n, a.Feature, invalid("n", "must be at least 1"))
+	}
+	now := s.now()
+	period, _, _ := Period(now)
+	return s.store.JoinTx(ctx, func(ctx context.Context) error {
+		after, err := s.store.ConsumeUsage(ctx, a.TenantID, a.Feature, period, n, a.Limit)
+		if err != nil {
+			return fmt.Errorf("tenancy: consume %s for %s: %w", a.Feature, a.TenantID, err)
+		}
+		return s.notifyThresholds(ctx, a.TenantID, a.Feature, a.Limit, after-n, after, now)
+	})
+}
+
+// Consume uses n (at least 1) units of a metered feature
+// (catalog.FeatureInvoices, catalog.FeatureTickets) in the current period,
+// whether or not its module is on (Allowance checks that too).
+// ErrLimitExceeded when the tenant's limit would be passed, under any
+// concurrency; nothing is used then. Transactions as Use: callers wrap
+// Consume and the insert it guards in one database.RunInTx, so that the
+// unit is spent, and the tenant told, only if their insert commits.
 func (s *Service) Consume(ctx context.Context, tenantID, feature string, n int64) error {
 	if !catalog.Metered(feature) {
 		return fmt.Errorf("tenancy: consume %q: %w", feature, invalid("feature", "not a metered feature"))
@@ -90,35 +192,22 @@ func (s *Service) Consume(ctx context.Context, tenantID, feature string, n int64
 	if n < 1 {
 		return fmt.Errorf("tenancy: consume %d %s: %w", n, feature, invalid("n", "must be at least 1"))
 	}
-	t, plan, err := s.tenantPlan(ctx, tenantID)
+	st, plan, err := s.state(ctx, tenantID, "")
 	if err != nil {
 		return err
 	}
-	overrides, err := s.store.LimitOverrides(ctx, t.ID)
-	if err != nil {
-		return fmt.Errorf("tenancy: consume %s: limits of %s: %w", feature, t.ID, err)
-	}
-	limit := limitOf(t, plan, overrides, feature)
-	now := s.now()
-	period, _, _ := Period(now)
-	return s.store.RunInTx(ctx, func(ctx context.Context) error {
-		after, err := s.store.ConsumeUsage(ctx, t.ID, feature, period, n, limit)
-		if err != nil {
-			return fmt.Errorf("tenancy: consume %s for %s: %w", feature, t.ID, err)
-		}
-		return s.notifyThresholds(ctx, t.ID, feature, limit, after-n, after, now)
-	})
+	return s.Use(ctx, Allowance{TenantID: tenantID, Feature: feature, Limit: limitOf(st, plan, feature)}, n)
 }
 
 // Entitlements returns the tenant's entitlement of every feature, in the
 // order of catalog.Features. ErrNotFound when the tenant does not exist.
 func (s *Service) Entitlements(ctx context.Context, tenantID string) ([]Entitlement, error) {
-	out := make([]Entitlement, 0, len(catalog.Features()))
-	err := s.entitlements(ctx, tenantID, catalog.Features(), func(e Entitlement) { out = append(out, e) })
+	now := s.now()
+	st, plan, err := s.state(ctx, tenantID, periodKey(now))
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return entitlementsOf(st, plan, catalog.Features(), now), nil
 }
 
 // Entitlement returns the tenant's entitlement of one feature.
@@ -128,41 +217,43 @@ func (s *Service) Entitlement(ctx context.Context, tenantID, feature string) (En
 	if !catalog.KnownFeature(feature) {
 		return Entitlement{}, fmt.Errorf("tenancy: entitlement %q: %w", feature, unknownFeature())
 	}
-	var out Entitlement
-	err := s.entitlements(ctx, tenantID, []string{feature}, func(e Entitlement) { out = e })
-	return out, err
+	now := s.now()
+	st, plan, err := s.state(ctx, tenantID, periodKey(now))
+	if err != nil {
+		return Entitlement{}, err
+	}
+	return entitlementsOf(st, plan, []string{feature}, now)[0], nil
 }
 
-// entitlements computes the tenant's entitlements of features, reading
-// the tenant and its overrides once.
-func (s *Service) entitlements(ctx context.Context, tenantID string, features []string, yield func(Entitlement)) error {
-	t, plan, err := s.tenantPlan(ctx, tenantID)
+// EntitlementsAndModules returns what GET /api/tenant/entitlements/limit
+// shows: Entitlements and Modules, from one read of the tenant's state.
+func (s *Service) EntitlementsAndModules(ctx context.Context, tenantID string) ([]Entitlement, []ModuleState, error) {
+	now := s.now()
+	st, plan, err := s.state(ctx, tenantID, periodKey(now))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	overrides, err := s.store.LimitOverrides(ctx, t.ID)
-	if err != nil {
-		return fmt.Errorf("tenancy: entitlements: limits of %s: %w", t.ID, err)
-	}
-	period, start, end := Period(s.now())
+	return entitlementsOf(st, plan, catalog.Features(), now), s.modulesOf(st, plan), nil
+}
+
+// entitlementsOf computes the entitlements of features from st, which was
+// read for the period of now.
+func entitlementsOf(st EntitlementState, plan catalog.Plan, features []string, now time.Time) []Entitlement {
+	_, start, end := Period(now)
+	out := make([]Entitlement, 0, len(features))
 	for _, f := range features {
-		var used int64
+		used := st.Usage[f]
 		if f == catalog.FeatureSeats {
-			used, err = s.store.CountMembers(ctx, t.ID)
-		} else {
-			used, err = s.store.Usage(ctx, t.ID, f, period)
-		}
-		if err != nil {
-			return fmt.Errorf("tenancy: entitlements: usage of %s by %s: %w", f, t.ID, err)
+			used = st.Members
 		}
 		e := Entitlement{Feature: f, Usage: used, PeriodStart: start, PeriodEnd: end}
-		if l := limitOf(t, plan, overrides, f); l >= 0 {
+		if l := limitOf(st, plan, f); l >= 0 {
 			remaining := max(l-used, 0)
 			e.Limit, e.Remaining = &l, &remaining
 		}
-		yield(e)
+		out = append(out, e)
 	}
-	return nil
+	return out
 }
 
 // SetLimit sets a tenant's (id or slug) limit of feature, replacing what

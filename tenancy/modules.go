@@ -52,28 +52,25 @@ func moduleDefault(plan catalog.Plan, addOns []string, module string) bool {
 // contracted add-ons (Contract.AddOns) are on unless switched off.
 // ErrNotFound when the tenant does not exist.
 func (s *Service) Modules(ctx context.Context, tenantID string) ([]ModuleState, error) {
-	t, plan, err := s.tenantPlan(ctx, tenantID)
+	st, plan, err := s.state(ctx, tenantID, "")
 	if err != nil {
 		return nil, err
 	}
-	toggles, err := s.store.ModuleToggles(ctx, t.ID)
-	if err != nil {
-		return nil, fmt.Errorf("tenancy: modules of %s: %w", t.ID, err)
-	}
-	addOns, err := s.store.ContractAddOns(ctx, t.ID)
-	if err != nil {
-		return nil, fmt.Errorf("tenancy: modules of %s: %w", t.ID, err)
-	}
+	return s.modulesOf(st, plan), nil
+}
+
+// modulesOf lists the modules of Modules from the tenant's state.
+func (s *Service) modulesOf(st EntitlementState, plan catalog.Plan) []ModuleState {
 	out := []ModuleState{}
 	for _, app := range s.catalog.Apps {
 		for _, m := range app.Modules {
 			if _, addOn := plan.AddOn(m.ID); !plan.Includes(m.ID) && !addOn {
 				continue
 			}
-			out = append(out, ModuleState{Module: m.ID, Enabled: s.moduleOn(plan, addOns, toggles, m.ID)})
+			out = append(out, ModuleState{Module: m.ID, Enabled: s.moduleOn(plan, st.AddOns, st.Toggles, m.ID)})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // EnabledModules returns the ids of the modules on for a tenant, sorted:
@@ -95,12 +92,13 @@ func (s *Service) EnabledModules(ctx context.Context, tenantID string) ([]string
 }
 
 // RequireModule returns ErrModuleDisabled unless module is on for the tenant.
+// It reads the tenant's state once.
 func (s *Service) RequireModule(ctx context.Context, tenantID, module string) error {
-	on, err := s.EnabledModules(ctx, tenantID)
+	st, plan, err := s.state(ctx, tenantID, "")
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(on, module) {
+	if !s.moduleOn(plan, st.AddOns, st.Toggles, module) {
 		return fmt.Errorf("tenancy: module %s: %w", module, ErrModuleDisabled)
 	}
 	return nil
@@ -118,28 +116,25 @@ func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, 
 	if !role.Can(PermEntitlementsManage) {
 		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %s as %s: %w", module, role, ErrForbidden)
 	}
-	t, plan, err := s.tenantPlan(ctx, tenantID)
+	st, plan, err := s.state(ctx, tenantID, "")
 	if err != nil {
 		return ModuleState{}, false, err
 	}
-	addOns, err := s.store.ContractAddOns(ctx, t.ID)
-	if err != nil {
-		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %s for %s: %w", module, t.ID, err)
-	}
+	addOns := st.AddOns
 	if !s.switchable(plan, addOns, module) {
 		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %q: %w", module, invalid("module", s.toggleableHint(plan, addOns)))
 	}
 	var changed bool
 	err = s.store.RunInTx(ctx, func(ctx context.Context) error {
 		var err error
-		changed, err = s.store.SetModuleToggle(ctx, t.ID, module, enabled, moduleDefault(plan, addOns, module), s.now().UTC())
+		changed, err = s.store.SetModuleToggle(ctx, tenantID, module, enabled, moduleDefault(plan, addOns, module), s.now().UTC())
 		if err != nil {
-			return fmt.Errorf("tenancy: toggle %s for %s: %w", module, t.ID, err)
+			return fmt.Errorf("tenancy: toggle %s for %s: %w", module, tenantID, err)
 		}
 		if !changed {
 			return nil
 		}
-		_, err = s.Notify(ctx, t.ID, s.toggledNotification(module, enabled))
+		_, err = s.Notify(ctx, tenantID, s.toggledNotification(module, enabled))
 		return err
 	})
 	if err != nil {

@@ -167,11 +167,11 @@ func decodeData(b []byte) (map[string]any, error) {
 }
 
 // Notifications lists a page of the tenant's notifications, newest first,
-// and whether older ones follow. InvalidError (field "before") when Before
-// is not a notification id.
+// and whether older ones follow. InvalidError (field "cursor", as the
+// other lists name it) when Before is not a notification id.
 func (s *Service) Notifications(ctx context.Context, tenantID string, f NotificationFilter) ([]Notification, bool, error) {
 	if f.Before != "" && !id.Valid(id.Notification, f.Before) {
-		return nil, false, fmt.Errorf("tenancy: notifications of %s: %w", tenantID, invalid("before", "must be a notification id"))
+		return nil, false, fmt.Errorf("tenancy: notifications of %s: %w", tenantID, invalid("cursor", "must be a notification id"))
 	}
 	f.Limit = clampLimit(f.Limit)
 	ns, more, err := s.store.Notifications(ctx, tenantID, f)

@@ -160,7 +160,7 @@ func TestService_Notifications(t *testing.T) {
 		}
 		t.Run("ErrInvalidBefore", func(t *testing.T) {
 			_, _, err := e.svc.Notifications(ctx, tenant.ID, tenancy.NotificationFilter{Before: "ntf_garbage"})
-			wantFields(t, "Notifications(bad before)", err, "before")
+			wantFields(t, "Notifications(bad before)", err, "cursor")
 		})
 	})
 }

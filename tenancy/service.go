@@ -259,16 +259,12 @@ func (s *Service) AuthenticateAPIKey(ctx context.Context, secret string) (APIKey
 	if !LooksLikeKey(secret) || len(secret) > maxSecretLen {
 		return APIKey{}, User{}, fmt.Errorf("tenancy: api key: %w", ErrUnauthenticated)
 	}
-	k, err := s.store.APIKeyByHash(ctx, HashSecret(secret))
+	k, u, err := s.store.APIKeyByHash(ctx, HashSecret(secret))
 	if errors.Is(err, ErrNotFound) || (err == nil && k.RevokedAt != nil) {
 		return APIKey{}, User{}, fmt.Errorf("tenancy: api key: %w", ErrUnauthenticated)
 	}
 	if err != nil {
 		return APIKey{}, User{}, fmt.Errorf("tenancy: api key: %w", err)
-	}
-	u, err := s.store.User(ctx, k.UserID)
-	if err != nil {
-		return APIKey{}, User{}, fmt.Errorf("tenancy: api key %s user: %w", k.ID, err)
 	}
 	return k, u, nil
 }

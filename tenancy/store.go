@@ -38,8 +38,9 @@ type Store interface {
 	// CreateAPIKey stores k with the hash of its secret.
 	CreateAPIKey(ctx context.Context, k APIKey, secretHash string) error
 	// APIKeyByHash returns the key whose secret hashes to secretHash,
-	// revoked or not. ErrNotFound when absent.
-	APIKeyByHash(ctx context.Context, secretHash string) (APIKey, error)
+	// revoked or not, with its user: what authenticating a request needs,
+	// read together. ErrNotFound when absent.
+	APIKeyByHash(ctx context.Context, secretHash string) (APIKey, User, error)
 	// RevokeAPIKey marks the key revoked at at. ErrNotFound when absent.
 	// Revoking twice keeps the first time.
 	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
@@ -66,6 +67,15 @@ type Store interface {
 	// SetLimitOverride sets the tenant's limit of feature, replacing the
 	// plan's; a nil limit means unlimited.
 	SetLimitOverride(ctx context.Context, tenantID, feature string, limit *int64) error
+	// EntitlementState returns what the tenant's entitlements are computed
+	// from, read together (one round trip on the Bun store) so that a
+	// module check and a limit lookup need one read: the tenant's plan and
+	// seats, module switches, contracted add-ons (sorted) and limit
+	// overrides; with q.Period also its usage of each feature in that
+	// period and its member count; with q.MemberID also that user's
+	// membership (Member, nil when the user is no member). ErrNotFound when
+	// the tenant does not exist.
+	EntitlementState(ctx context.Context, tenantID string, q StateQuery) (EntitlementState, error)
 	// ModuleToggles returns the tenant's explicit module switches.
 	ModuleToggles(ctx context.Context, tenantID string) (map[string]bool, error)
 	// SetModuleToggle records the tenant's switch for module and reports
@@ -114,4 +124,10 @@ type Store interface {
 	// when fn returns nil. When ctx already carries a transaction, fn runs
 	// in a savepoint of it. fn's error is returned unwrapped.
 	RunInTx(ctx context.Context, fn func(ctx context.Context) error) error
+	// JoinTx runs fn on the transaction carried by ctx when there is one,
+	// without a savepoint of its own: fn's work commits or rolls back with
+	// the caller's, and fn's error is the caller's to act on. Without one
+	// it runs fn in a new transaction, as RunInTx does. fn's error is
+	// returned unwrapped.
+	JoinTx(ctx context.Context, fn func(ctx context.Context) error) error
 }

@@ -85,7 +85,8 @@ func utc(t *time.Time) *time.Time {
 // writer in at a time).
 func (s *BunStore) Insert(ctx context.Context, r Record) (bool, error) {
 	row := toRow(r)
-	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT (id) DO NOTHING").Exec(ctx)
+	a := database.NewArgs(s.db)
+	res, err := database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row).On("CONFLICT (id) DO NOTHING"), a)
 	if err != nil {
 		return false, database.Wrap(err)
 	}
@@ -94,25 +95,6 @@ func (s *BunStore) Insert(ctx context.Context, r Record) (bool, error) {
 		return false, database.Wrap(err)
 	}
 	return n == 1, nil
-}
-
-// Update implements Store.
-func (s *BunStore) Update(ctx context.Context, r Record) error {
-	row := toRow(r)
-	res, err := s.conn(ctx).NewUpdate().Model(&row).
-		Column("outcome", "reason", "tenant_id", "invoice_id", "processed_at").
-		WherePK().Exec(ctx)
-	if err != nil {
-		return database.Wrap(err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return database.Wrap(err)
-	}
-	if n == 0 {
-		return ErrNotFound
-	}
-	return nil
 }
 
 // Event implements Store.

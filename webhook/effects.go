@@ -19,12 +19,16 @@ type Invoices interface {
 	TenantOf(ctx context.Context, invoiceID string) (string, error)
 	// Get returns the tenant's invoice; billing.ErrNotFound.
 	Get(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
-	// ApplyPayment adds a payment to the invoice: billing.ErrNotFound,
-	// billing.ErrCurrencyMismatch, billing.ErrConflict (an invoice that
-	// takes no payments), billing.ErrInvalid (amount out of range).
-	ApplyPayment(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (billing.Invoice, error)
-	// ApplyRefund adds a refund to the invoice, with ApplyPayment's errors.
-	ApplyRefund(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (billing.Invoice, error)
+	// ApplyPaymentByID adds a payment to the invoice with that id,
+	// whichever tenant owns it, finding and locking it in one step on the
+	// transaction in ctx; the invoice returned carries its TenantID, also
+	// with the errors that say the event does not fit it. Errors:
+	// billing.ErrNotFound, billing.ErrCurrencyMismatch, billing.ErrConflict
+	// (an invoice that takes no payments), billing.ErrInvalid (amount out
+	// of range).
+	ApplyPaymentByID(ctx context.Context, invoiceID string, amount int64, currency string) (billing.Invoice, error)
+	// ApplyRefundByID adds a refund to the invoice, as ApplyPaymentByID.
+	ApplyRefundByID(ctx context.Context, invoiceID string, amount int64, currency string) (billing.Invoice, error)
 }
 
 // Notifier tells a tenant what happened; *tenancy.Service implements it.
@@ -60,21 +64,25 @@ func (s *Service) apply(ctx context.Context, ev Event) (effect, error) {
 	if d.InvoiceID == "" {
 		return eff.unmatched(errors.New("the event names no invoice (data.invoice_id)"))
 	}
-	tenantID, err := s.invoices.TenantOf(ctx, d.InvoiceID)
-	if err != nil {
-		return eff.unmatchedOr(err)
-	}
-	eff.tenantID = tenantID
-	var inv billing.Invoice
+	var (
+		inv billing.Invoice
+		err error
+	)
 	switch ev.Type {
 	case TypePaymentSucceeded:
-		inv, err = s.invoices.ApplyPayment(ctx, tenantID, d.InvoiceID, d.Amount, d.Currency)
+		// One step finds the invoice's tenant and locks the invoice.
+		inv, err = s.invoices.ApplyPaymentByID(ctx, d.InvoiceID, d.Amount, d.Currency)
+		eff.tenantID = inv.TenantID
 	case TypePaymentRefunded:
-		inv, err = s.invoices.ApplyRefund(ctx, tenantID, d.InvoiceID, d.Amount, d.Currency)
+		inv, err = s.invoices.ApplyRefundByID(ctx, d.InvoiceID, d.Amount, d.Currency)
+		eff.tenantID = inv.TenantID
 	case TypePaymentFailed:
 		// No money moves; the invoice is read only to check the currency
 		// and to tell the tenant about it.
-		inv, err = s.invoices.Get(ctx, tenantID, d.InvoiceID)
+		if eff.tenantID, err = s.invoices.TenantOf(ctx, d.InvoiceID); err != nil {
+			return eff.unmatchedOr(err)
+		}
+		inv, err = s.invoices.Get(ctx, eff.tenantID, d.InvoiceID)
 		if err == nil && !strings.EqualFold(d.Currency, inv.Currency) {
 			err = fmt.Errorf("%w: %s is in %s, not %q", billing.ErrCurrencyMismatch, inv.ID, inv.Currency, clean(d.Currency, 8))
 		}
@@ -82,7 +90,7 @@ func (s *Service) apply(ctx context.Context, ev Event) (effect, error) {
 	if err != nil {
 		return eff.unmatchedOr(err)
 	}
-	if err := s.notify(ctx, tenantID, ev, inv); err != nil {
+	if err := s.notify(ctx, eff.tenantID, ev, inv); err != nil {
 		return effect{}, err
 	}
 	return eff, nil

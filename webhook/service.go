@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -56,13 +57,17 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microse
 // Handle records and applies one delivery. Call it only with a body whose
 // signature a Verifier has accepted.
 //
-// In one transaction it inserts the event into the inbox by its id — a
-// concurrent delivery of the same id waits there until this one commits —
-// applies the event's effect, and writes its outcome. An id recorded
-// before is a duplicate: nothing changes, and the Result carries the
-// outcome decided the first time. Events that cannot be applied are
-// recorded as OutcomeUnmatched and are no error: the provider should stop
-// retrying them.
+// In one transaction it applies the event's effect and then records the
+// event, with its outcome, in the inbox by its id. The record is what makes
+// a delivery count: when the id is recorded already — by an earlier
+// delivery, or by a concurrent one, whose transaction this one waits for
+// at the insert (and, before that, on the invoice's lock) — the
+// transaction rolls back, so that nothing of this delivery remains, and
+// the Result carries the outcome decided the first time. Writing the
+// record once, last, costs one statement less than recording it pending
+// first and its outcome after. Events that cannot be applied are recorded
+// as OutcomeUnmatched and are no error: the provider should stop retrying
+// them.
 //
 // Errors: one wrapping ErrMalformed when body is no event (nothing was
 // stored); any other error is a fault (the database is unavailable, the
@@ -73,38 +78,41 @@ func (s *Service) Handle(ctx context.Context, body []byte) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("webhook: handle: %w", err)
 	}
+	received := s.clock()
 	var res Result
 	err = s.tx(ctx, func(ctx context.Context) error {
-		rec := Record{ID: ev.ID, Type: ev.Type, Payload: body, Outcome: OutcomePending, ReceivedAt: s.clock()}
-		inserted, err := s.store.Insert(ctx, rec)
-		if err != nil {
-			return err
-		}
-		if !inserted {
-			first, err := s.store.Event(ctx, ev.ID)
-			if err != nil {
-				return err
-			}
-			res = resultOf(first, true)
-			return nil
-		}
 		eff, err := s.apply(ctx, ev)
 		if err != nil {
 			return err
 		}
 		processed := s.clock()
-		rec.Outcome, rec.Reason, rec.TenantID, rec.InvoiceID, rec.ProcessedAt = eff.outcome, eff.reason, eff.tenantID, eff.invoiceID, &processed
-		if err := s.store.Update(ctx, rec); err != nil {
+		rec := Record{ID: ev.ID, Type: ev.Type, Payload: body, Outcome: eff.outcome, Reason: eff.reason,
+			TenantID: eff.tenantID, InvoiceID: eff.invoiceID, ReceivedAt: received, ProcessedAt: &processed}
+		inserted, err := s.store.Insert(ctx, rec)
+		if err != nil {
 			return err
+		}
+		if !inserted {
+			return errDuplicate // undo this delivery's effect: the first one's stands
 		}
 		res = resultOf(rec, false)
 		return nil
 	})
+	if errors.Is(err, errDuplicate) {
+		first, err := s.store.Event(ctx, ev.ID)
+		if err != nil {
+			return Result{}, fmt.Errorf("webhook: handle event %s: %w", ev.ID, err)
+		}
+		return resultOf(first, true), nil
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("webhook: handle event %s: %w", ev.ID, err)
 	}
 	return res, nil
 }
+
+// errDuplicate rolls back a delivery whose event id was recorded before.
+var errDuplicate = errors.New("webhook: event recorded before")
 
 // Event returns the inbox record of the event with id. ErrNotFound when
 // none was recorded.

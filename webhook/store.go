@@ -17,11 +17,9 @@ type Store interface {
 	// reports whether it did. It must be atomic under any concurrency, and
 	// a concurrent Insert of the same id must wait for the transaction of
 	// the first to end rather than answer early: false only once that
-	// transaction has committed, true if it rolled back.
+	// transaction has committed, true if it rolled back. Service inserts
+	// each event once, with its outcome, after its effect.
 	Insert(ctx context.Context, r Record) (inserted bool, err error)
-	// Update writes r's Outcome, Reason, TenantID, InvoiceID and
-	// ProcessedAt to the event r.ID. ErrNotFound when there is none.
-	Update(ctx context.Context, r Record) error
 	// Event returns the event with id. ErrNotFound when there is none.
 	Event(ctx context.Context, id string) (Record, error)
 }

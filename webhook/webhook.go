@@ -92,9 +92,9 @@ const (
 	// no such event, an amount out of range. Stored with its Reason and
 	// acknowledged; nothing else changed.
 	OutcomeUnmatched Outcome = "unmatched"
-	// OutcomePending: recorded, effect not applied yet. Service records and
-	// applies an event in one transaction, so a pending record is never
-	// committed by it; only a host driving a Store itself can leave one.
+	// OutcomePending: recorded, effect not applied yet. Service records
+	// an event with its outcome, after its effect, so it never writes a
+	// pending record; only a host driving a Store itself can leave one.
 	OutcomePending Outcome = "pending"
 )
 

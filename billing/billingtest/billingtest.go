@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore func(t *testing.T) billing.Store) {
 		{"NotFound", testNotFound},
 		{"NextNumber", testNextNumber},
 		{"Update", testUpdate},
+		{"UpdateByID", testUpdateByID},
 		{"List", testList},
 		{"ListFilters", testListFilters},
 		{"Isolation", testIsolation},

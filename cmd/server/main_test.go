@@ -9,9 +9,16 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 )
 
@@ -81,9 +88,54 @@ func get(t *testing.T, url, key string) (int, map[string]any) {
 		t.Fatalf("GET %s: %v", url, err)
 	}
 	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	checkOpenAPI(t, req, resp, raw)
 	var body map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&body)
+	_ = json.Unmarshal(raw, &body)
 	return resp.StatusCode, body
+}
+
+// openAPIRouter routes requests to the operations of the API's OpenAPI
+// document, parsed (and validated) once.
+var openAPIRouter = sync.OnceValues(func() (routers.Router, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(httpapi.OpenAPIDocument())
+	if err != nil {
+		return nil, err
+	}
+	doc.Servers = nil // route on the path, whatever the server's address
+	return legacy.NewRouter(doc)
+})
+
+// checkOpenAPI fails the test when the real server's response departs
+// from the OpenAPI document: an undocumented status, a missing header,
+// the wrong content type or a body that breaks its schema. (httpapi's
+// tests also validate the requests; here the server is the subject.)
+func checkOpenAPI(t *testing.T, req *http.Request, resp *http.Response, body []byte) {
+	t.Helper()
+	router, err := openAPIRouter()
+	if err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		// No operation: the API's 404 problem (the route table serves
+		// every path of the document).
+		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s %s: no operation in openapi.json, yet %d %s", req.Method, req.URL.Path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		return
+	}
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true}
+	err = openapi3filter.ValidateResponse(req.Context(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts},
+		Status:                 resp.StatusCode,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
+		Options:                opts,
+	})
+	if err != nil {
+		t.Errorf("%s %s → %d does not match httpapi/openapi.json: %v", req.Method, req.URL.Path, resp.StatusCode, err)
+	}
 }
 
 func TestEndToEnd(t *testing.T) {
@@ -120,6 +172,15 @@ func TestEndToEnd(t *testing.T) {
 		}
 		if status, _ := get(t, s.URL()+"/api/nope", ""); status != 404 {
 			t.Fatalf("unknown path = %d", status)
+		}
+		del, _ := http.NewRequest("DELETE", s.URL()+"/api/tickets", nil)
+		resp405, err := http.DefaultClient.Do(del)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp405.Body.Close()
+		if resp405.StatusCode != 405 || resp405.Header.Get("Allow") != "GET, POST" {
+			t.Fatalf("DELETE /api/tickets = %d Allow %q, want 405 Allow \"GET, POST\"", resp405.StatusCode, resp405.Header.Get("Allow"))
 		}
 		resp, err := http.Get(s.URL() + "/metrics")
 		if err != nil || resp.StatusCode != 200 {

@@ -125,8 +125,8 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	router := bunrouter.New(
-		bunrouter.WithNotFoundHandler(bunrouter.HTTPHandler(api.NotFound())),
-		bunrouter.WithMethodNotAllowedHandler(bunrouter.HTTPHandler(api.MethodNotAllowed(""))),
+		bunrouter.WithNotFoundHandler(bunrouter.HTTPHandler(api.Unmatched())),
+		bunrouter.WithMethodNotAllowedHandler(bunrouter.HTTPHandler(api.Unmatched())),
 	)
 	for _, rt := range api.Routes() {
 		router.Handle(rt.Method, bunPath(rt.Pattern), adapt(rt.Handler))

@@ -2,6 +2,7 @@ package database_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"sync"
@@ -144,4 +145,133 @@ func TestOpen(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "secret") {
 		t.Fatalf("Open of an unreachable server = %v (must fail without showing the password)", err)
 	}
+}
+
+func TestJoinTx(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		boom := errors.New("boom")
+		ids := func(t *testing.T) string {
+			t.Helper()
+			var ids []string
+			if err := db.NewSelect().Table("things").Column("id").Order("id").Scan(ctx, &ids); err != nil {
+				t.Fatal(err)
+			}
+			return strings.Join(ids, ",")
+		}
+
+		t.Run("AloneCommits", func(t *testing.T) {
+			err := database.JoinTx(ctx, db, func(ctx context.Context) error {
+				if !database.InTx(ctx) {
+					t.Error("fn runs without a transaction")
+				}
+				return insert(ctx, db, "a")
+			})
+			if err != nil || ids(t) != "a" {
+				t.Fatalf("err %v, ids %q; want a", err, ids(t))
+			}
+		})
+		t.Run("AloneRollsBack", func(t *testing.T) {
+			err := database.JoinTx(ctx, db, func(ctx context.Context) error {
+				if err := insert(ctx, db, "b"); err != nil {
+					return err
+				}
+				return boom
+			})
+			if !errors.Is(err, boom) || ids(t) != "a" {
+				t.Fatalf("err %v, ids %q; want boom, a", err, ids(t))
+			}
+		})
+		t.Run("JoinsTheOuterTransaction", func(t *testing.T) {
+			// The joined work commits and rolls back with the outer
+			// transaction: no savepoint of its own.
+			err := database.RunInTx(ctx, db, func(ctx context.Context) error {
+				if err := database.JoinTx(ctx, db, func(ctx context.Context) error { return insert(ctx, db, "c") }); err != nil {
+					return err
+				}
+				return boom
+			})
+			if !errors.Is(err, boom) || ids(t) != "a" {
+				t.Fatalf("err %v, ids %q; want boom, a", err, ids(t))
+			}
+			err = database.RunInTx(ctx, db, func(ctx context.Context) error {
+				return database.JoinTx(ctx, db, func(ctx context.Context) error { return insert(ctx, db, "d") })
+			})
+			if err != nil || ids(t) != "a,d" {
+				t.Fatalf("err %v, ids %q; want a,d", err, ids(t))
+			}
+		})
+	}, schema())
+}
+
+// thing is a row of the test schema.
+type thing struct {
+	bun.BaseModel `bun:"table:things"`
+	ID            string `bun:"id,pk"`
+	N             int64  `bun:"n"`
+}
+
+// TestArgs checks that queries with bound arguments (Args) read and write
+// what the same queries with Bun's written-in values would, on both
+// dialects, in and out of a transaction.
+func TestArgs(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		insert := func(ctx context.Context, row thing) error {
+			a := database.NewArgs(db)
+			_, err := database.Exec(ctx, db, database.BindRow(database.Conn(ctx, db).NewInsert().Model(&row), a, &row), a)
+			return err
+		}
+		for _, row := range []thing{{ID: "a", N: 1}, {ID: "b", N: 2}, {ID: "it's", N: 3}} {
+			if err := insert(ctx, row); err != nil {
+				t.Fatalf("insert %v: %v", row, err)
+			}
+		}
+
+		t.Run("Struct", func(t *testing.T) {
+			var got thing
+			a := database.NewArgs(db)
+			q := db.NewSelect().Model(&got).Where("id = ?", a.Add("it's"))
+			if err := database.Scan(ctx, db, q, a, &got); err != nil || got != (thing{ID: "it's", N: 3}) {
+				t.Fatalf("got %+v, %v", got, err)
+			}
+		})
+		t.Run("ErrNoRows", func(t *testing.T) {
+			var got thing
+			a := database.NewArgs(db)
+			q := db.NewSelect().Model(&got).Where("id = ?", a.Add("none"))
+			if err := database.Scan(ctx, db, q, a, &got); !errors.Is(err, sql.ErrNoRows) {
+				t.Fatalf("err = %v, want sql.ErrNoRows", err)
+			}
+		})
+		t.Run("SliceReusedArg", func(t *testing.T) {
+			var got []thing
+			a := database.NewArgs(db)
+			one := a.Add(1)
+			q := db.NewSelect().Model(&got).Where("n > ?", one).WhereOr("n = ?", one).Order("id")
+			if err := database.Scan(ctx, db, q, a, &got); err != nil || len(got) != 3 || got[2].ID != "it's" {
+				t.Fatalf("got %+v, %v", got, err)
+			}
+		})
+		t.Run("ScalarReturning", func(t *testing.T) {
+			var n int64
+			a := database.NewArgs(db)
+			q := db.NewUpdate().Model((*thing)(nil)).Set("n = n + ?", a.Add(10)).Where("id = ?", a.Add("a")).Returning("n")
+			if err := database.Scan(ctx, db, q, a, &n); err != nil || n != 11 {
+				t.Fatalf("got %d, %v; want 11", n, err)
+			}
+		})
+		t.Run("ExecInTransaction", func(t *testing.T) {
+			boom := errors.New("boom")
+			err := database.RunInTx(ctx, db, func(ctx context.Context) error {
+				if err := insert(ctx, thing{ID: "c", N: 4}); err != nil {
+					return err
+				}
+				return boom
+			})
+			if !errors.Is(err, boom) || count(t, db) != 3 {
+				t.Fatalf("err %v, count %d; want the insert rolled back", err, count(t, db))
+			}
+		})
+	}, schema())
 }

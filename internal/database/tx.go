@@ -65,3 +65,17 @@ func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error
 	}
 	return nil
 }
+
+// JoinTx runs fn on the transaction carried by ctx when there is one, and
+// otherwise in a new transaction as RunInTx does. Unlike RunInTx it sets no
+// savepoint in a transaction it joins: a savepoint costs two round trips,
+// and it is only worth them where the caller goes on after fn fails. Use
+// JoinTx where fn's failure fails the caller too, or where fn writes
+// nothing before it can fail; after a failed statement on Postgres the
+// joined transaction can only roll back.
+func JoinTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error) error {
+	if InTx(ctx) {
+		return fn(ctx)
+	}
+	return RunInTx(ctx, db, fn)
+}

@@ -195,17 +195,20 @@ func testAPIKeys(t *testing.T, s tenancy.Store) {
 		t.Run(tc.name, func(t *testing.T) {
 			hash := tenancy.HashSecret(tc.key.ID + "-secret")
 			wantErr(t, "CreateAPIKey", s.CreateAPIKey(ctx, tc.key, hash), nil)
-			got, err := s.APIKeyByHash(ctx, hash)
+			got, gotUser, err := s.APIKeyByHash(ctx, hash)
 			wantErr(t, "APIKeyByHash", err, nil)
 			want := tc.key
 			if got.ID != want.ID || got.UserID != want.UserID || got.Name != want.Name || got.TenantID != want.TenantID ||
 				got.Prefix != want.Prefix || !slices.Equal(got.Scopes, want.Scopes) || !got.CreatedAt.Equal(want.CreatedAt) || got.RevokedAt != nil {
 				t.Fatalf("APIKeyByHash: got %+v, want %+v", got, want)
 			}
+			if gotUser.ID != user.ID || gotUser.Email != user.Email || gotUser.Name != user.Name || !gotUser.CreatedAt.Equal(user.CreatedAt) {
+				t.Fatalf("APIKeyByHash user: got %+v, want %+v", gotUser, user)
+			}
 		})
 	}
 	t.Run("ErrNotFoundHash", func(t *testing.T) {
-		_, err := s.APIKeyByHash(ctx, tenancy.HashSecret("tk_"+unique()))
+		_, _, err := s.APIKeyByHash(ctx, tenancy.HashSecret("tk_"+unique()))
 		wantErr(t, "APIKeyByHash(unknown)", err, tenancy.ErrNotFound)
 	})
 }
@@ -219,7 +222,7 @@ func testRevokeAPIKey(t *testing.T, s tenancy.Store) {
 
 	stored := func(t *testing.T) tenancy.APIKey {
 		t.Helper()
-		got, err := s.APIKeyByHash(ctx, hash)
+		got, _, err := s.APIKeyByHash(ctx, hash)
 		wantErr(t, "APIKeyByHash of a revoked key", err, nil)
 		return got
 	}

@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) tenancy.Store) {
 		{"ConsumeUsage", testConsumeUsage},
 		{"ConsumeUsageConcurrent", testConsumeUsageConcurrent},
 		{"LimitOverrides", testLimitOverrides},
+		{"EntitlementState", testEntitlementState},
 		{"ModuleToggles", testModuleToggles},
 		{"ModuleTogglesConcurrent", testModuleTogglesConcurrent},
 		{"CreateNotification", testCreateNotification},
@@ -51,6 +52,7 @@ func Run(t *testing.T, newStore func(t *testing.T) tenancy.Store) {
 		{"MarkNotificationRead", testMarkNotificationRead},
 		{"Contracts", testContracts},
 		{"RunInTx", testRunInTx},
+		{"JoinTx", testJoinTx},
 		{"Isolation", testIsolation},
 		{"ContractIsolation", testContractIsolation},
 	}

@@ -1,0 +1,267 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/rs/zerolog"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// mustLoadOpenAPI parses the embedded document and validates it as
+// OpenAPI 3.0 (structure, references, examples against their schemas).
+func mustLoadOpenAPI(tb testing.TB) *openapi3.T {
+	tb.Helper()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(OpenAPIDocument())
+	if err != nil {
+		tb.Fatalf("load openapi.json: %v", err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		tb.Fatalf("openapi.json is not a valid OpenAPI document: %v", err)
+	}
+	return doc
+}
+
+// newDocsAPI is an API without a database, enough to route and to serve
+// the public endpoints that touch none.
+func newDocsAPI(tb testing.TB) *API {
+	tb.Helper()
+	cat := catalog.Default()
+	a, err := New(context.Background(), Config{Tenancy: tenancy.NewService(nil, cat), Catalog: cat, Logger: zerolog.Nop()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	doc := mustLoadOpenAPI(t)
+	if doc.OpenAPI != "3.0.3" {
+		t.Fatalf("openapi = %q, want 3.0.3", doc.OpenAPI)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			name := method + " " + path
+			if op.OperationID == "" || op.Summary == "" || len(op.Tags) != 1 {
+				t.Errorf("%s: want an operationId, a summary and one tag", name)
+			}
+			if op.Security == nil {
+				t.Errorf("%s: security not stated (use [] for public operations)", name)
+			}
+			for _, status := range []int{http.StatusTooManyRequests, http.StatusInternalServerError} {
+				if op.Responses.Status(status) == nil {
+					t.Errorf("%s: response %d not documented; every operation can answer it", name, status)
+				}
+			}
+			for code, ref := range op.Responses.Map() {
+				checkOpenAPIResponse(t, name+" → "+code, code, ref.Value)
+			}
+		}
+	}
+	for name, ref := range doc.Components.Responses {
+		checkOpenAPIResponse(t, "components.responses."+name, "", ref.Value)
+	}
+}
+
+// checkOpenAPIResponse checks what every response of the API shares: the
+// X-Request-ID header, problem+json for errors and JSON for the rest.
+func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response) {
+	t.Helper()
+	if h := r.Headers["X-Request-ID"]; h == nil || !h.Value.Required {
+		t.Errorf("%s: lacks the required X-Request-ID header", name)
+	}
+	status, _ := strconv.Atoi(code)
+	if status == http.StatusNotModified || (status == 0 && len(r.Content) == 0) {
+		return
+	}
+	want := "application/json"
+	if status >= 400 || (status == 0 && r.Content.Get("application/problem+json") != nil) {
+		want = "application/problem+json"
+	}
+	if len(r.Content) != 1 || r.Content[want] == nil || r.Content[want].Schema == nil {
+		t.Errorf("%s: want exactly %s content with a schema", name, want)
+	}
+}
+
+// groupTags is the document's tag for each group of the route table.
+var groupTags = map[Group]string{
+	GroupAuth:        "Authentication",
+	GroupCollections: "Collections",
+	GroupTenant:      "Tenant Management",
+	GroupSupport:     "Support",
+	GroupContracts:   "Contracts & Billing",
+	GroupCatalog:     "Catalog",
+	GroupHealth:      "Health",
+	GroupWebhooks:    "Webhooks (Incoming)",
+	GroupDocs:        "Documentation",
+}
+
+func TestOpenAPICoversRouteTable(t *testing.T) {
+	doc := mustLoadOpenAPI(t)
+	routes := map[string]bool{}
+	for _, r := range newDocsAPI(t).Routes() {
+		name := r.Method + " " + r.Pattern
+		routes[name] = true
+		item := doc.Paths.Value(r.Pattern)
+		if item == nil || item.GetOperation(r.Method) == nil {
+			t.Errorf("route %s has no operation in openapi.json", name)
+			continue
+		}
+		if got, want := item.GetOperation(r.Method).Tags, []string{groupTags[r.Group]}; !slices.Equal(got, want) {
+			t.Errorf("%s: tags %v, want %v (group %s)", name, got, want, r.Group)
+		}
+	}
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			if !routes[method+" "+path] {
+				t.Errorf("operation %s %s is not in the route table", method, path)
+			}
+		}
+	}
+}
+
+// TestOpenAPIRequirementsMatchRouteTable checks that each operation
+// documents what its row of the route table enforces: credentials,
+// scope, permission, module, tenant, idempotency, and the statuses these
+// checks answer with.
+func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
+	doc := mustLoadOpenAPI(t)
+	// A zero API has no services: the rows that need one have no handler
+	// (501), which tells them apart.
+	for _, ep := range (&API{}).table() {
+		t.Run(ep.method+" "+ep.path, func(t *testing.T) {
+			op := doc.Paths.Value(ep.path).GetOperation(ep.method)
+			if op == nil {
+				t.Fatal("no operation")
+			}
+			wantSecurity := [][]string{{"apiKey"}, {"jwt"}, {"session"}}
+			if !isSafeMethod(ep.method) && !ep.csrfExempt {
+				wantSecurity[2] = []string{"csrfToken", "session"}
+			}
+			gotSecurity := securityNames(*op.Security)
+			anonymous := len(gotSecurity) == 0 || slices.ContainsFunc(gotSecurity, func(names []string) bool { return len(names) == 0 })
+			if ep.public {
+				// A public endpoint may take a session optionally (next to
+				// {}) or be signed (the webhook), never need a credential.
+				for _, names := range gotSecurity {
+					for _, name := range names {
+						if name == "apiKey" || name == "jwt" || name == "csrfToken" || (name == "session" && !anonymous) {
+							t.Errorf("public endpoint requires %q: %v", name, gotSecurity)
+						}
+					}
+				}
+			} else if !slices.EqualFunc(gotSecurity, wantSecurity, slices.Equal) {
+				t.Errorf("security = %v, want %v", gotSecurity, wantSecurity)
+			}
+			wantExt := map[string]any{"x-required-scopes": nil, "x-required-permission": nil, "x-required-module": nil}
+			if ep.scope != "" {
+				wantExt["x-required-scopes"] = []any{string(ep.scope)}
+			}
+			if ep.permission != "" {
+				wantExt["x-required-permission"] = string(ep.permission)
+			}
+			if ep.module != "" {
+				wantExt["x-required-module"] = ep.module
+			}
+			for name, want := range wantExt {
+				if got := op.Extensions[name]; !equalJSON(got, want) {
+					t.Errorf("%s = %v, want %v", name, got, want)
+				}
+			}
+			if got := op.Parameters.GetByInAndName(openapi3.ParameterInHeader, IdempotencyKeyHeader) != nil; got != ep.idempotent {
+				t.Errorf("Idempotency-Key documented = %v, want %v", got, ep.idempotent)
+			}
+			// GET /api/auth/me reads X-Tenant-ID too, to report the active tenant.
+			if ep.tenant && op.Parameters.GetByInAndName(openapi3.ParameterInHeader, "X-Tenant-ID") == nil {
+				t.Error("X-Tenant-ID not documented on a tenant endpoint")
+			}
+			wantStatus := map[int]bool{
+				http.StatusUnauthorized:   !anonymous,
+				http.StatusConflict:       ep.tenant || ep.idempotent,
+				http.StatusNotImplemented: ep.handle == nil,
+				http.StatusForbidden: ep.tenant || ep.scope != "" || ep.permission != "" || ep.module != "" ||
+					(!ep.public && !isSafeMethod(ep.method)),
+			}
+			if op.RequestBody != nil {
+				wantStatus[http.StatusRequestEntityTooLarge] = true
+			}
+			for status, want := range wantStatus {
+				if got := op.Responses.Status(status) != nil; got != want {
+					t.Errorf("response %d documented = %v, want %v", status, got, want)
+				}
+			}
+		})
+	}
+}
+
+// securityNames lists the scheme names of each alternative, sorted.
+func securityNames(reqs openapi3.SecurityRequirements) [][]string {
+	out := make([][]string, 0, len(reqs))
+	for _, req := range reqs {
+		var names []string
+		for name := range req {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		out = append(out, names)
+	}
+	return out
+}
+
+// equalJSON compares decoded JSON values: strings and lists of strings.
+func equalJSON(got, want any) bool {
+	switch w := want.(type) {
+	case nil:
+		return got == nil
+	case []any:
+		g, ok := got.([]any)
+		return ok && slices.Equal(g, w)
+	default:
+		return got == want
+	}
+}
+
+func TestOpenAPIServed(t *testing.T) {
+	h := newDocsAPI(t).Handler()
+	get := func(header map[string]string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodGet, "/api/openapi.json", nil)
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec
+	}
+	first := get(nil)
+	etag := first.Header().Get("ETag")
+	if first.Code != http.StatusOK || first.Body.String() != string(OpenAPIDocument()) {
+		t.Fatalf("GET /api/openapi.json = %d, %d bytes; want 200 and the embedded document", first.Code, first.Body.Len())
+	}
+	if etag == "" || first.Header().Get("Cache-Control") != "public, max-age=300" {
+		t.Fatalf("ETag %q, Cache-Control %q", etag, first.Header().Get("Cache-Control"))
+	}
+	tests := []struct {
+		name        string
+		ifNoneMatch string
+		want        int
+	}{
+		{"Matching", etag, http.StatusNotModified},
+		{"Weak", "W/" + etag, http.StatusNotModified},
+		{"Stale", `"stale"`, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := get(map[string]string{"If-None-Match": tt.ifNoneMatch}).Code; got != tt.want {
+				t.Fatalf("status = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

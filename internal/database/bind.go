@@ -1,0 +1,171 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"reflect"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
+)
+
+// Bun writes every argument into the SQL text, so Postgres receives each
+// query as a new statement that it parses and plans again — on every
+// request. For the few queries every request runs (authentication, the
+// tenant's entitlements, counters, the rows a request creates) that is
+// most of their cost on both sides. Args lets a store build such a query
+// with Bun as usual but bind its values instead: on Postgres the text
+// carries placeholders ($1, $2, …), and the values go to the driver beside
+// it, which prepares the statement once per connection and then only
+// binds (pgx's statement cache), so that Postgres plans it once. On
+// SQLite, where statements are cheap to prepare, nothing changes: Bun
+// writes the values into the text as always.
+
+// Args collects the bound arguments of one query. Make one per query
+// with NewArgs, use Add for each value, and run the query with Scan or
+// Exec.
+type Args struct {
+	bind bool
+	vals []any
+}
+
+// NewArgs returns the arguments of a query to run on db.
+func NewArgs(db bun.IDB) *Args { return &Args{bind: IsPostgres(db)} }
+
+// Add returns an argument standing for v, to use where Bun takes a value
+// (Where("id = ?", a.Add(id))). The same Arg may appear several times.
+func (a *Args) Add(v any) Arg {
+	if !a.bind {
+		return Arg{v: v}
+	}
+	a.vals = append(a.vals, v)
+	return Arg{n: len(a.vals), v: v}
+}
+
+// Arg is an argument made by Args.Add.
+type Arg struct {
+	n int // placeholder number; 0: written into the text
+	v any
+}
+
+// AppendQuery implements schema.QueryAppender: the placeholder of a bound
+// argument, else the value written as Bun writes it.
+func (p Arg) AppendQuery(gen schema.QueryGen, b []byte) ([]byte, error) {
+	if p.n == 0 {
+		return gen.AppendQuery(b, "?", p.v), nil
+	}
+	return strconv.AppendInt(append(b, '$'), int64(p.n), 10), nil
+}
+
+// scanQuery and execQuery are the Bun queries Scan and Exec run.
+type (
+	scanQuery interface {
+		schema.QueryAppender
+		Scan(ctx context.Context, dest ...any) error
+	}
+	execQuery interface {
+		schema.QueryAppender
+		Exec(ctx context.Context, dest ...any) (sql.Result, error)
+	}
+)
+
+// Scan runs q, built on Conn(ctx, db) with a's arguments, and scans its
+// rows into dest as q.Scan(ctx, dest...) does: sql.ErrNoRows when dest
+// is a single row (not a slice) and there is none. Bun's query hooks do
+// not see it.
+func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) error {
+	conn, bdb, ok := driverConn(Conn(ctx, db))
+	if !a.bind || !ok {
+		return q.Scan(ctx, dest...)
+	}
+	query, err := q.AppendQuery(bdb.QueryGen(), nil)
+	if err != nil {
+		return err
+	}
+	rows, err := conn.QueryContext(ctx, string(query), a.driverArgs()...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if len(dest) == 1 && isSlice(dest[0]) {
+		return bdb.ScanRows(ctx, rows, dest...)
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := bdb.ScanRow(ctx, rows, dest...); err != nil {
+		return err
+	}
+	for rows.Next() { // as Bun does: read to the end, where an error may wait
+	}
+	return rows.Err()
+}
+
+// Exec runs q, built on Conn(ctx, db) with a's arguments, as q.Exec(ctx)
+// does. Bun's query hooks do not see it.
+func Exec(ctx context.Context, db bun.IDB, q execQuery, a *Args) (sql.Result, error) {
+	conn, bdb, ok := driverConn(Conn(ctx, db))
+	if !a.bind || !ok {
+		return q.Exec(ctx)
+	}
+	query, err := q.AppendQuery(bdb.QueryGen(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return conn.ExecContext(ctx, string(query), a.driverArgs()...)
+}
+
+// driverArgs are the values to hand to database/sql. The first asks pgx
+// to prepare the statement and keep it in the connection's cache, whatever
+// mode the connection uses by default (simple protocol: see Open).
+func (a *Args) driverArgs() []any {
+	return append([]any{pgx.QueryExecModeCacheStatement}, a.vals...)
+}
+
+// sqlConn is a *sql.DB or *sql.Tx.
+type sqlConn interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// driverConn returns the database/sql connection under db and its
+// *bun.DB; ok is false for an IDB it does not know.
+func driverConn(db bun.IDB) (conn sqlConn, bdb *bun.DB, ok bool) {
+	switch c := db.(type) {
+	case *bun.DB:
+		return c.DB, c, true
+	case bun.Tx:
+		return c.Tx, c.NewSelect().DB(), true
+	}
+	return nil, nil, false
+}
+
+// isSlice reports whether dest points to a slice other than []byte.
+func isSlice(dest any) bool {
+	t := reflect.TypeOf(dest)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return false
+	}
+	t = t.Elem()
+	return t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8
+}
+
+// BindRow makes q, an insert of the single row model row (a pointer to a
+// Bun row struct), bind the value of each of the row's columns with a
+// instead of writing it into the text. Where a does not bind (SQLite) it
+// returns q as it is.
+func BindRow(q *bun.InsertQuery, a *Args, row any) *bun.InsertQuery {
+	if !a.bind {
+		return q
+	}
+	v := reflect.Indirect(reflect.ValueOf(row))
+	for _, f := range q.DB().Table(v.Type()).Fields {
+		q = q.Value(f.Name, "?", a.Add(f.Value(v).Interface()))
+	}
+	return q
+}
