@@ -104,19 +104,6 @@ func limitOf(st EntitlementState, plan catalog.Plan, feature string) int64 {
 	return l
 }
 
-// tenantPlan returns the tenant and its catalog plan.
-func (s *Service) tenantPlan(ctx context.Context, tenantID string) (Tenant, catalog.Plan, error) {
-	t, err := s.store.Tenant(ctx, tenantID)
-	if err != nil {
-		return Tenant{}, catalog.Plan{}, fmt.Errorf("tenancy: tenant %s: %w", tenantID, err)
-	}
-	plan, ok := s.catalog.Plan(t.PlanID)
-	if !ok {
-		return Tenant{}, catalog.Plan{}, fmt.Errorf("tenancy: tenant %s is on plan %q, which the catalog lacks", t.ID, t.PlanID)
-	}
-	return t, plan, nil
-}
-
 // Allowance is a tenant's right to use a metered feature, as
 // Service.Allowance found it; Service.Use spends from it.
 type Allowance struct {

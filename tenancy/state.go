@@ -67,7 +67,9 @@ func (s *Service) state(ctx context.Context, tenantID, period string) (Entitleme
 // modules or limits or shows usage next (the HTTP edge, for endpoints
 // behind a module or about entitlements). When the request names its
 // tenant or the key is pinned to one, the membership and the state are
-// one read of the store. Errors as ResolveTenant.
+// one read of the store; the membership's CreatedAt is then not read (as
+// ResolveTenant leaves it for a user's only membership). Errors as
+// ResolveTenant.
 func (s *Service) ResolveTenantState(ctx context.Context, cred Credential, requested string, usage bool) (Membership, EntitlementState, error) {
 	period := ""
 	if usage {

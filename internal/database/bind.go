@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"reflect"
 	"strconv"
 
@@ -31,8 +32,13 @@ type Args struct {
 	vals []any
 }
 
-// NewArgs returns the arguments of a query to run on db.
-func NewArgs(db bun.IDB) *Args { return &Args{bind: IsPostgres(db)} }
+// NewArgs returns the arguments of a query to run on db. They are bound
+// on Postgres through a *bun.DB, bun.Tx or bun.Conn; on anything else Bun
+// writes them into the text.
+func NewArgs(db bun.IDB) *Args {
+	_, _, known := driverConn(db)
+	return &Args{bind: known && IsPostgres(db)}
+}
 
 // Add returns an argument standing for v, to use where Bun takes a value
 // (Where("id = ?", a.Add(id))). The same Arg may appear several times.
@@ -76,9 +82,12 @@ type (
 // is a single row (not a slice) and there is none. Bun's query hooks do
 // not see it.
 func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) error {
-	conn, bdb, ok := driverConn(Conn(ctx, db))
-	if !a.bind || !ok {
+	if !a.bind {
 		return q.Scan(ctx, dest...)
+	}
+	conn, bdb, ok := driverConn(Conn(ctx, db))
+	if !ok {
+		return fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
 	}
 	query, err := q.AppendQuery(bdb.QueryGen(), nil)
 	if err != nil {
@@ -109,9 +118,12 @@ func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) er
 // Exec runs q, built on Conn(ctx, db) with a's arguments, as q.Exec(ctx)
 // does. Bun's query hooks do not see it.
 func Exec(ctx context.Context, db bun.IDB, q execQuery, a *Args) (sql.Result, error) {
-	conn, bdb, ok := driverConn(Conn(ctx, db))
-	if !a.bind || !ok {
+	if !a.bind {
 		return q.Exec(ctx)
+	}
+	conn, bdb, ok := driverConn(Conn(ctx, db))
+	if !ok {
+		return nil, fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
 	}
 	query, err := q.AppendQuery(bdb.QueryGen(), nil)
 	if err != nil {
@@ -141,6 +153,8 @@ func driverConn(db bun.IDB) (conn sqlConn, bdb *bun.DB, ok bool) {
 		return c.DB, c, true
 	case bun.Tx:
 		return c.Tx, c.NewSelect().DB(), true
+	case bun.Conn:
+		return c.Conn, c.NewSelect().DB(), true
 	}
 	return nil, nil, false
 }

@@ -100,7 +100,9 @@ func DialectName(db bun.IDB) string {
 // text, so each query is new to pgx: its default mode would prepare it
 // (extra round trips) and then evict it from the statement cache. The
 // simple protocol sends the text once, in one round trip. A URL that sets
-// default_query_exec_mode keeps its choice.
+// default_query_exec_mode keeps its choice. The few queries built with
+// Args (bind.go) carry their values apart from the text and ask pgx for
+// its statement cache whatever the default.
 func pgxConfig(rawURL string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
