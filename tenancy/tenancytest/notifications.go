@@ -143,17 +143,8 @@ func testMarkNotificationRead(t *testing.T, s tenancy.Store) {
 func testRunInTx(t *testing.T, s tenancy.Store) {
 	ctx := t.Context()
 	errBoom := errors.New("boom")
-	exists := func(t *testing.T, slug string) bool {
-		t.Helper()
-		_, err := s.TenantBySlug(ctx, slug)
-		if err != nil && !errors.Is(err, tenancy.ErrNotFound) {
-			t.Fatalf("TenantBySlug(%s): %v", slug, err)
-		}
-		return err == nil
-	}
-	create := func(ctx context.Context, slug string) error {
-		return s.CreateTenant(ctx, tenancy.Tenant{ID: id.New(id.Tenant), Slug: slug, Name: slug, PlanID: "free", Seats: 2, CreatedAt: at(0)})
-	}
+	exists := func(t *testing.T, slug string) bool { return tenantExists(t, s, slug) }
+	create := func(ctx context.Context, slug string) error { return createBareTenant(ctx, s, slug) }
 
 	t.Run("Commit", func(t *testing.T) {
 		slug := "tx-" + unique()
@@ -197,4 +188,21 @@ func testRunInTx(t *testing.T, s tenancy.Store) {
 			t.Fatalf("after a failed savepoint: outer exists=%v, inner exists=%v; want true, false", exists(t, outer), exists(t, inner))
 		}
 	})
+}
+
+// tenantExists reports whether a tenant with slug is stored (outside any
+// transaction).
+func tenantExists(t *testing.T, s tenancy.Store, slug string) bool {
+	t.Helper()
+	_, err := s.TenantBySlug(t.Context(), slug)
+	if err != nil && !errors.Is(err, tenancy.ErrNotFound) {
+		t.Fatalf("TenantBySlug(%s): %v", slug, err)
+	}
+	return err == nil
+}
+
+// createBareTenant stores a minimal tenant with slug on ctx's transaction,
+// for the transaction tests.
+func createBareTenant(ctx context.Context, s tenancy.Store, slug string) error {
+	return s.CreateTenant(ctx, tenancy.Tenant{ID: id.New(id.Tenant), Slug: slug, Name: slug, PlanID: "free", Seats: 2, CreatedAt: at(0)})
 }

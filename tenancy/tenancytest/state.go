@@ -121,17 +121,8 @@ func testEntitlementState(t *testing.T, s tenancy.Store) {
 func testJoinTx(t *testing.T, s tenancy.Store) {
 	ctx := t.Context()
 	errBoom := errors.New("boom")
-	exists := func(t *testing.T, slug string) bool {
-		t.Helper()
-		_, err := s.TenantBySlug(ctx, slug)
-		if err != nil && !errors.Is(err, tenancy.ErrNotFound) {
-			t.Fatalf("TenantBySlug(%s): %v", slug, err)
-		}
-		return err == nil
-	}
-	create := func(ctx context.Context, slug string) error {
-		return s.CreateTenant(ctx, tenancy.Tenant{ID: id.New(id.Tenant), Slug: slug, Name: slug, PlanID: "free", Seats: 2, CreatedAt: at(0)})
-	}
+	exists := func(t *testing.T, slug string) bool { return tenantExists(t, s, slug) }
+	create := func(ctx context.Context, slug string) error { return createBareTenant(ctx, s, slug) }
 
 	t.Run("AloneCommits", func(t *testing.T) {
 		slug := "join-" + unique()
