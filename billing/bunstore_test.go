@@ -18,16 +18,7 @@ import (
 func TestBunStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		tenants := tenancy.NewBunStore(db)
-		for _, tn := range []tenancy.Tenant{
-			{ID: billingtest.TenantA, Slug: "tenant-a", Name: "Tenant A"},
-			{ID: billingtest.TenantB, Slug: "tenant-b", Name: "Tenant B"},
-		} {
-			tn.PlanID, tn.Seats, tn.CreatedAt = catalog.PlanFree, 2, time.Now().UTC()
-			if err := tenants.CreateTenant(ctx, tn); err != nil {
-				t.Fatalf("create tenant: %v", err)
-			}
-		}
+		mustSuiteTenants(t, db)
 		billingtest.Run(t, func(t *testing.T) billing.Store {
 			// One database per dialect; each case starts from empty tables.
 			for _, table := range []string{"invoices", "invoice_sequences"} {
@@ -53,4 +44,19 @@ func TestBunStoreUnknownTenant(t *testing.T) {
 			t.Fatalf("CreateInvoice for an unknown tenant: got %v, want ErrNotFound", err)
 		}
 	}, tenancy.Migrations(), billing.Migrations())
+}
+
+// mustSuiteTenants stores the two tenants the conformance suites write for.
+func mustSuiteTenants(t *testing.T, db *bun.DB) {
+	t.Helper()
+	tenants := tenancy.NewBunStore(db)
+	for _, tn := range []tenancy.Tenant{
+		{ID: billingtest.TenantA, Slug: "tenant-a", Name: "Tenant A"},
+		{ID: billingtest.TenantB, Slug: "tenant-b", Name: "Tenant B"},
+	} {
+		tn.PlanID, tn.Seats, tn.CreatedAt = catalog.PlanFree, 2, time.Now().UTC()
+		if err := tenants.CreateTenant(context.Background(), tn); err != nil {
+			t.Fatalf("create tenant: %v", err)
+		}
+	}
 }
