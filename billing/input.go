@@ -36,7 +36,7 @@ const (
 type CreateInvoiceInput struct {
 	Customer CustomerInput `json:"customer"`
 	// Currency is an upper-case ISO 4217 code in use today (LookupCurrency).
-	Currency string `json:"currency" validate:"required,iso4217"`
+	Currency string `json:"currency" validate:"required"`
 	// LineItems holds 1..MaxLineItems lines.
 	LineItems []LineItemInput `json:"line_items" validate:"required,min=1,max=100,dive"`
 	// Status is "draft" or "open"; empty means "open". Creating an invoice

@@ -1,57 +1,90 @@
 package billing
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
 	"strings"
 
-	"golang.org/x/text/currency"
+	"github.com/tenantkit/tenantkit/internal/iso4217"
 )
+
+// CurrencyListPublished is the publication date (YYYY-MM-DD) of the ISO
+// 4217 list one that decides which currencies LookupCurrency accepts and
+// their minor units.
+const CurrencyListPublished = iso4217.Published
 
 // Currency is an ISO 4217 currency that invoices may be issued in.
 type Currency struct {
 	// Code is the upper-case ISO 4217 code, e.g. "USD".
 	Code string
-	// Digits is how many decimal digits the minor unit has: USD 2 (cents),
-	// JPY 0, KWD 3. Amounts are already in minor units, so Digits only
-	// matters for showing them (FormatAmount).
+	// Digits is how many decimal digits the minor unit has, per ISO 4217:
+	// USD 2 (cents), JPY 0, KWD 3, CLF 4. Amounts are already in minor
+	// units, so Digits only matters for showing them (FormatAmount).
 	Digits int
+	// Numeric is the ISO 4217 numeric code (840 for USD).
+	Numeric int
+	// Name is the currency's ISO 4217 name ("US Dollar").
+	Name string
 }
 
 // LookupCurrency returns the currency with an upper-case ISO 4217 code.
 //
-// The codes and their minor-unit digits come from golang.org/x/text/currency
-// (ISO 4217 with CLDR's digits), and only currencies that are legal tender
-// somewhere today are accepted. That refuses the codes that have no minor
-// unit of their own — XXX (no currency), XTS (testing), metals such as XAU,
-// units of account such as XDR, fund codes such as USN — and retired
-// currencies. Anything else is an *InvalidError on "currency".
+// ISO 4217 list one, as published on CurrencyListPublished, decides: a
+// code it lists with a minor unit is accepted with that unit's digits,
+// fund codes included (CLF 4, UYI 0, USN 2). Refused, as an *InvalidError
+// on "currency" whose message names the rule:
+//   - a code list one does not have — unknown, or retired (HRK, SLL, MRO,
+//     VEF): "not an active ISO 4217 currency";
+//   - a code list one gives no minor unit ("N.A."): precious metals (XAU),
+//     units of account (XDR), the testing code XTS, no currency XXX;
+//   - a code that is not upper case, with a hint ("currency codes are
+//     upper case: USD" for "usd").
 func LookupCurrency(code string) (Currency, error) {
-	if len(code) != 3 || strings.ToUpper(code) != code {
-		return Currency{}, invalid("currency", "must be an upper-case ISO 4217 code such as USD")
+	if !isLetters(code) {
+		return Currency{}, invalid("currency", "must be a three-letter ISO 4217 currency code such as USD")
 	}
-	unit, err := currency.ParseISO(code)
-	if err != nil || unit.String() != code {
-		return Currency{}, invalid("currency", "%q is not an ISO 4217 currency code", code)
+	upper := strings.ToUpper(code)
+	cur, refusal := lookupUpper(upper)
+	switch {
+	case upper == code && refusal == "":
+		return cur, nil
+	case upper == code:
+		return Currency{}, invalid("currency", "%s", refusal)
+	case refusal == "":
+		return Currency{}, invalid("currency", "currency codes are upper case: %s", upper)
+	default:
+		return Currency{}, invalid("currency", "currency codes are upper case, and %s", refusal)
 	}
-	if !inUse(unit) {
-		return Currency{}, invalid("currency", "%q is not a currency in use as legal tender", code)
-	}
-	digits, _ := currency.Standard.Rounding(unit)
-	return Currency{Code: code, Digits: digits}, nil
 }
 
-// inUse reports whether unit is legal tender in some region today. The
-// table is small (a few hundred entries) and already in memory, so a scan
-// per lookup costs microseconds and keeps the package free of caches.
-func inUse(unit currency.Unit) bool {
-	for it := currency.Query(); it.Next(); {
-		if it.Unit() == unit {
-			return true
+// lookupUpper is LookupCurrency for three upper-case letters: the
+// currency, or why it is refused.
+func lookupUpper(code string) (Currency, string) {
+	c, ok := iso4217.Lookup(code)
+	if !ok {
+		return Currency{}, fmt.Sprintf("%s is not an active ISO 4217 currency (ISO 4217 list one, published %s)",
+			code, CurrencyListPublished)
+	}
+	if !c.HasMinorUnit() {
+		return Currency{}, fmt.Sprintf("%s (%s) has no minor unit in ISO 4217, so no amount can be counted in it",
+			code, c.Name)
+	}
+	return Currency{Code: c.Code, Digits: c.MinorUnits, Numeric: c.Numeric, Name: c.Name}, ""
+}
+
+// isLetters reports whether s is three ASCII letters, of either case.
+func isLetters(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // FormatAmount writes an amount of minor units as a decimal number in its
