@@ -54,7 +54,7 @@ func TestLookupCurrency(t *testing.T) {
 // "currency" whose message names the rule that refused it.
 func TestLookupCurrencyRefused(t *testing.T) {
 	retired := "is not an active ISO 4217 currency"
-	noUnit := "has no minor unit in ISO 4217"
+	noUnit := "has no minor unit in ISO 4217, so no amount can be counted in it"
 	shape := "must be a three-letter ISO 4217 currency code such as USD"
 	tests := []struct{ name, code, want string }{
 		{"Empty", "", shape},
