@@ -4,9 +4,15 @@
 // per endpoint the throughput, p50 and p99 latency and peak RSS of both and
 // their ratio, with the project's targets marked PASS or MISS.
 //
-//	go run ./bench                 # full run, about 6 minutes on 2 cores
-//	go run ./bench --quick         # smoke run on a small data set
-//	go run ./bench --profile       # also take CPU profiles of both servers
+//	cd bench
+//	go run .                 # full run, about 6 minutes on 2 cores
+//	go run . --quick         # smoke run on a small data set
+//	go run . --profile       # also take CPU profiles of both servers
+//
+// bench is a module of its own (github.com/tenantkit/tenantkit/bench), so
+// that the library's go.mod carries none of its tools; its go.mod replaces
+// the library with the working tree above it (../), so what is measured is
+// the code checked out next to it.
 //
 // It builds cmd/server and bench/baseline, creates a fresh database
 // tk_bench_<random> next to --database-url (dropped at the end), migrates
@@ -119,10 +125,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	began := time.Now()
-	rep := &report{Started: began, Config: cfg, Command: "go run ./bench " + strings.Join(args, " ")}
+	rep := &report{Started: began, Config: cfg, Command: strings.TrimSpace("cd bench && go run . " + strings.Join(args, " "))}
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, "· "+format+"\n", a...) }
 
-	root, err := moduleRoot(ctx)
+	src, err := findSources(ctx)
 	if err != nil {
 		return err
 	}
@@ -131,10 +137,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	resultsDir := filepath.Join(root, "bench", "results")
+	resultsDir := filepath.Join(src.Bench, "results")
 
 	logf("building cmd/server and bench/baseline into %s", tmp)
-	bins, err := build(ctx, root, tmp, cfg.Profile)
+	bins, err := build(ctx, src, tmp, cfg.Profile)
 	if err != nil {
 		return err
 	}
@@ -253,7 +259,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if p.Err != "" {
 			continue
 		}
-		if p.Top, err = topFunctions(ctx, root, p.Binary, p.Path, p.Kind, 20); err != nil {
+		if p.Top, err = topFunctions(ctx, src.Bench, p.Binary, p.Path, p.Kind, 20); err != nil {
 			p.Err = err.Error()
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,40 +24,61 @@ type binaries struct {
 	Profiling bool
 }
 
-// build compiles cmd/server and bench/baseline into dir. With profiling,
-// the server gets the pprof overlay (see profile.go); cmd/server's files
-// on disk are untouched.
-func build(ctx context.Context, root, dir string, profiling bool) (binaries, error) {
+// build compiles cmd/server (in the library's tree) and bench/baseline
+// (in the bench module) into dir. With profiling, the server gets the pprof
+// overlay (see profile.go); cmd/server's files on disk are untouched.
+func build(ctx context.Context, src sources, dir string, profiling bool) (binaries, error) {
 	b := binaries{Server: filepath.Join(dir, "server"), Baseline: filepath.Join(dir, "baseline"), Profiling: profiling}
 	serverArgs := []string{"build", "-o", b.Server}
 	if profiling {
-		overlay, err := writeOverlay(root, dir)
+		overlay, err := writeOverlay(src.Library, dir)
 		if err != nil {
 			return b, err
 		}
 		serverArgs = append(serverArgs, "-overlay", overlay)
 	}
-	for _, args := range [][]string{append(serverArgs, "./cmd/server"), {"build", "-o", b.Baseline, "./bench/baseline"}} {
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir = root
+	for _, step := range []struct {
+		dir  string
+		args []string
+	}{
+		{src.Library, append(serverArgs, "./cmd/server")},
+		{src.Bench, []string{"build", "-o", b.Baseline, "./baseline"}},
+	} {
+		cmd := exec.CommandContext(ctx, "go", step.args...)
+		cmd.Dir = step.dir
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return b, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+			return b, fmt.Errorf("go %s (in %s): %w\n%s", strings.Join(step.args, " "), step.dir, err, out)
 		}
 	}
 	return b, nil
 }
 
-// moduleRoot is the directory of tenantkit's go.mod.
-func moduleRoot(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+// sources are the two module directories the bench works in.
+type sources struct {
+	// Bench is the bench module's directory (bench/): the baseline is
+	// built here and results are kept under its results/.
+	Bench string
+	// Library is the directory tenantkit resolves to from the bench
+	// module: the working tree above bench/, through go.mod's replace.
+	Library string
+}
+
+// findSources asks the go command where the bench module and the library
+// it builds against are. It fails outside the bench module.
+func findSources(ctx context.Context) (sources, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}",
+		"github.com/tenantkit/tenantkit/bench", "github.com/tenantkit/tenantkit")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
+		return sources{}, fmt.Errorf("run the bench from its own module (cd bench && go run .): go list -m: %w\n%s", err, stderr.String())
 	}
-	mod := strings.TrimSpace(string(out))
-	if mod == "" || mod == os.DevNull {
-		return "", errors.New("run bench inside the tenantkit module (go run ./bench)")
+	dirs := strings.Fields(string(out))
+	if len(dirs) != 2 {
+		return sources{}, fmt.Errorf("go list -m: want the bench and library directories, got %q", out)
 	}
-	return filepath.Dir(mod), nil
+	return sources{Bench: dirs[0], Library: dirs[1]}, nil
 }
 
 // childEnv is the environment of a child: the harness's without any

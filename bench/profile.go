@@ -26,13 +26,14 @@ var pprofOverlay []byte
 const pprofEnv = "TENANTKIT_BENCH_PPROF_ADDR"
 
 // writeOverlay writes the overlay file and its go build -overlay JSON
-// into dir and returns the JSON's path.
-func writeOverlay(root, dir string) (string, error) {
+// into dir and returns the JSON's path. library is the directory of the
+// tenantkit tree whose cmd/server is built.
+func writeOverlay(library, dir string) (string, error) {
 	src := filepath.Join(dir, "zz_bench_pprof.go")
 	if err := os.WriteFile(src, pprofOverlay, 0o644); err != nil {
 		return "", err
 	}
-	target := filepath.Join(root, "cmd", "server", "zz_bench_pprof.go")
+	target := filepath.Join(library, "cmd", "server", "zz_bench_pprof.go")
 	if _, err := os.Stat(target); err == nil {
 		return "", fmt.Errorf("%s exists; the overlay would replace it", target)
 	}
@@ -91,7 +92,7 @@ func fetchProfile(ctx context.Context, url, path string) error {
 // topFunctions is `go tool pprof -top` of a profile: the n functions with
 // the most CPU (or in-use memory) of their own, then the n with the most
 // cumulative.
-func topFunctions(ctx context.Context, root, bin, path, kind string, n int) (string, error) {
+func topFunctions(ctx context.Context, dir, bin, path, kind string, n int) (string, error) {
 	var b strings.Builder
 	for _, order := range []string{"-flat", "-cum"} {
 		args := []string{"tool", "pprof", "-top", order, fmt.Sprintf("-nodecount=%d", n)}
@@ -99,7 +100,7 @@ func topFunctions(ctx context.Context, root, bin, path, kind string, n int) (str
 			args = append(args, "-sample_index=inuse_space")
 		}
 		cmd := exec.CommandContext(ctx, "go", append(args, bin, path)...)
-		cmd.Dir = root
+		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return "", fmt.Errorf("go tool pprof: %w\n%s", err, out)
