@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -45,6 +46,33 @@ type Claims struct {
 	Email string `json:"email,omitempty"`
 	Scope string `json:"scope,omitempty"`
 	SID   string `json:"sid,omitempty"`
+}
+
+// UnmarshalJSON decodes the claims, refusing an "exp", "nbf" or "iat" that
+// is not a JSON number: RFC 7519 defines them as NumericDate, a number of
+// seconds, and the JWT library would also take a numeric string such as
+// "2099999999".
+func (c *Claims) UnmarshalJSON(b []byte) error {
+	var dates struct {
+		Exp json.RawMessage `json:"exp"`
+		Nbf json.RawMessage `json:"nbf"`
+		Iat json.RawMessage `json:"iat"`
+	}
+	if err := json.Unmarshal(b, &dates); err != nil {
+		return err
+	}
+	for name, raw := range map[string]json.RawMessage{"exp": dates.Exp, "nbf": dates.Nbf, "iat": dates.Iat} {
+		if raw != nil && !isJSONNumber(raw) {
+			return fmt.Errorf("claim %q is not a NumericDate (a JSON number)", name)
+		}
+	}
+	type plain Claims // the same fields, without this method
+	return json.Unmarshal(b, (*plain)(c))
+}
+
+// isJSONNumber reports whether raw, a valid JSON value, is a number.
+func isJSONNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
 }
 
 // JWTVerifier checks signatures and registered claims of JWTs.

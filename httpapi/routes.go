@@ -64,7 +64,7 @@ type endpoint struct {
 	maxBody int64
 	// csrfExempt skips the CSRF check (only the provider-called webhook).
 	csrfExempt bool
-	// handle is the endpoint; nil answers 501 until its issue lands.
+	// handle is the endpoint; nil answers 501 (not configured).
 	handle handlerFunc
 }
 
@@ -149,7 +149,9 @@ func with[S any](service *S, handle handlerFunc) handlerFunc {
 	return handle
 }
 
-// notImplemented answers endpoints whose issue has not landed yet.
+// notImplemented answers endpoints whose service the host did not
+// configure (with returned nil): the payment webhook without a secret, a
+// host serving only some groups.
 func notImplemented(w http.ResponseWriter, r *http.Request) error {
-	return NewProblem(http.StatusNotImplemented, CodeNotImplemented, "this endpoint is not implemented yet")
+	return NewProblem(http.StatusNotImplemented, CodeNotImplemented, "this endpoint is not configured on this server")
 }

@@ -300,18 +300,28 @@ func TestWebhookDelivery(t *testing.T) {
 func TestWebhookConfiguration(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		inv := e.mustCreateInvoice(t, 100)
-		t.Run("NotConfigured", func(t *testing.T) {
-			off := withAPI(t, e, func(c *httpapi.Config) { c.Webhooks, c.WebhookVerifier = nil, nil })
-			body := paymentEvent(newEventID(), webhook.TypePaymentSucceeded, inv, 1, "USD")
-			wantProblem(t, off.deliver(t, body), http.StatusNotImplemented, "not_implemented")
-		})
-		t.Run("ServiceWithoutVerifierStaysOff", func(t *testing.T) {
+		// Off, the webhook answers 501 and says it is not configured (not
+		// that it is unimplemented).
+		for _, tt := range []struct {
+			name   string
+			mutate func(c *httpapi.Config)
+		}{
+			{"NotConfigured", func(c *httpapi.Config) { c.Webhooks, c.WebhookVerifier = nil, nil }},
 			// Without a verifier nothing could be checked: the endpoint
 			// stays 501 rather than accept unsigned events.
-			off := withAPI(t, e, func(c *httpapi.Config) { c.WebhookVerifier = nil })
-			body := paymentEvent(newEventID(), webhook.TypePaymentSucceeded, inv, 1, "USD")
-			wantProblem(t, off.deliver(t, body), http.StatusNotImplemented, "not_implemented")
-		})
+			{"ServiceWithoutVerifierStaysOff", func(c *httpapi.Config) { c.WebhookVerifier = nil }},
+			{"VerifierWithoutService", func(c *httpapi.Config) { c.Webhooks = nil }},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				off := withAPI(t, e, tt.mutate)
+				body := paymentEvent(newEventID(), webhook.TypePaymentSucceeded, inv, 1, "USD")
+				r := off.deliver(t, body)
+				wantProblem(t, r, http.StatusNotImplemented, "not_implemented")
+				if detail, _ := r.json(t)["detail"].(string); !strings.Contains(detail, "not configured") || strings.Contains(detail, "not implemented") {
+					t.Fatalf("detail = %q, want it to say the webhook is not configured", detail)
+				}
+			})
+		}
 		t.Run("RotatedSecrets", func(t *testing.T) {
 			both := withAPI(t, e, func(c *httpapi.Config) { c.WebhookVerifier = newWebhookVerifier(t, rotatedSecret, webhookSecret) })
 			for _, secret := range []string{webhookSecret, rotatedSecret} {

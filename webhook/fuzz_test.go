@@ -114,6 +114,43 @@ func FuzzStripeVerify(f *testing.F) {
 	})
 }
 
+// FuzzTolerance: a delivery signed at any offset from a clock at any
+// sub-second fraction is accepted by both built-in schemes exactly when its
+// timestamp (whole seconds, as sent) is less than DefaultTolerance from the
+// clock, either way.
+func FuzzTolerance(f *testing.F) {
+	f.Add(int64(-300_001), uint16(500))
+	f.Fuzz(func(t *testing.T, offsetMillis int64, fracMillis uint16) {
+		const tenYears = 10 * 365 * 24 * time.Hour
+		now := specTime().Add(time.Duration(fracMillis%1000) * time.Millisecond)
+		signAt := now.Add(time.Duration(offsetMillis) * time.Millisecond % tenYears)
+		d := now.Sub(time.Unix(signAt.Unix(), 0))
+		want := d < webhook.DefaultTolerance && d > -webhook.DefaultTolerance
+		clock := webhook.WithVerifierClock(func() time.Time { return now })
+		body := []byte(specPayload)
+
+		std := mustStandard(t, []string{specSecret}, clock)
+		signed, err := webhook.Sign(specSecret, specMsgID, signAt, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = std.Verify(standardHeader(signed.ID, signed.Timestamp, signed.Signature), body)
+		if (err == nil) != want {
+			t.Fatalf("standard: signed %s from a clock at %s: Verify = %v, want accepted=%v", d, now.Format(time.RFC3339Nano), err, want)
+		}
+
+		stripe, err := webhook.NewStripeVerifier([]string{stripeSecret}, clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.Header{}
+		h.Set(webhook.HeaderStripeSignature, webhook.SignStripe(stripeSecret, signAt, body))
+		if err := stripe.Verify(h, body); (err == nil) != want {
+			t.Fatalf("stripe: signed %s from a clock at %s: Verify = %v, want accepted=%v", d, now.Format(time.RFC3339Nano), err, want)
+		}
+	})
+}
+
 // hasSignature reports whether one of the space-separated signatures in
 // list is sig (the library ignores what follows a second comma).
 func hasSignature(list, sig string) bool {

@@ -22,7 +22,9 @@ const (
 	HeaderSignature = "webhook-signature"
 )
 
-// SecretPrefix starts every Standard Webhooks secret: "whsec_" + base64.
+// SecretPrefix is how providers write a Standard Webhooks secret:
+// "whsec_" + base64 of the key. As in the reference libraries, the prefix
+// may be left out.
 const SecretPrefix = "whsec_"
 
 // MinSecretBytes is the shortest key a Standard Webhooks secret may decode
@@ -42,8 +44,9 @@ type StandardVerifier struct {
 var _ Verifier = (*StandardVerifier)(nil)
 
 // NewStandardVerifier returns a verifier accepting signatures made with any
-// of secrets, each "whsec_" followed by the standard base64 of at least
-// MinSecretBytes bytes.
+// of secrets, each the standard base64 of a key of at least MinSecretBytes
+// bytes, with or without the "whsec_" prefix and the trailing "=" padding
+// (every form the reference libraries take).
 func NewStandardVerifier(secrets []string, opts ...VerifierOption) (*StandardVerifier, error) {
 	if len(secrets) == 0 {
 		return nil, errors.New("webhook: standard verifier: no secret configured")
@@ -60,22 +63,32 @@ func NewStandardVerifier(secrets []string, opts ...VerifierOption) (*StandardVer
 	return v, nil
 }
 
-// newStandardHook decodes a whsec_ secret into the library's signer. The
-// library would also take a secret without the prefix, or decoding to
-// nothing; requiring both catches a misconfigured secret at start.
+// newStandardHook decodes a secret into the library's signer. The library
+// would take a key of any length but not unpadded base64; here the padding
+// is optional and a key shorter than MinSecretBytes is refused, so that a
+// misconfigured secret is caught at start.
 func newStandardHook(secret string) (*standardwebhooks.Webhook, error) {
-	b64, ok := strings.CutPrefix(secret, SecretPrefix)
-	if !ok {
-		return nil, fmt.Errorf("must start with %q", SecretPrefix)
-	}
-	key, err := base64.StdEncoding.DecodeString(b64)
+	key, err := decodeSecret(secret)
 	if err != nil {
-		return nil, fmt.Errorf("must be %q followed by standard base64", SecretPrefix)
+		return nil, err
 	}
 	if len(key) < MinSecretBytes {
 		return nil, fmt.Errorf("must decode to at least %d bytes, not %d", MinSecretBytes, len(key))
 	}
 	return standardwebhooks.NewWebhookRaw(key)
+}
+
+// decodeSecret reads "[whsec_]<standard base64, padded or not>". A base64
+// key never starts with "whsec_" ('_' is not in the alphabet), so the
+// prefix is unambiguous.
+func decodeSecret(secret string) ([]byte, error) {
+	b64 := strings.TrimRight(strings.TrimPrefix(secret, SecretPrefix), "=")
+	key, err := base64.RawStdEncoding.DecodeString(b64)
+	// The decoder skips line breaks; a secret has none.
+	if err != nil || strings.ContainsAny(b64, "\r\n") {
+		return nil, errors.New("must be standard base64, with or without the whsec_ prefix")
+	}
+	return key, nil
 }
 
 // Verify implements Verifier: the three headers must be present, the
@@ -109,8 +122,9 @@ type SignedHeaders struct {
 }
 
 // Sign signs body as a Standard Webhooks sender would: message id msgID at
-// time ts with secret ("whsec_…"). Operators use it (server webhook sign)
-// to send test events; tests use it to deliver events.
+// time ts with secret, in any form NewStandardVerifier takes. Operators use
+// it (server webhook sign) to send test events; tests use it to deliver
+// events.
 func Sign(secret, msgID string, ts time.Time, body []byte) (SignedHeaders, error) {
 	wh, err := newStandardHook(secret)
 	if err != nil {

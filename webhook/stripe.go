@@ -42,41 +42,49 @@ func NewStripeVerifier(secrets []string, opts ...VerifierOption) (*StripeVerifie
 	return v, nil
 }
 
-// Verify implements Verifier. Errors wrap ErrSignature.
+// Verify implements Verifier. As Stripe's own library does, it refuses a
+// header with a part that is not key=value, takes every v1 value that is a
+// SHA-256 in hex (ignoring others and other schemes), and signs the
+// timestamp as the decimal number it parses to. The timestamp must be less
+// than the tolerance (DefaultTolerance: Stripe's 300 s) from now, either
+// way. Errors wrap ErrSignature.
 func (v *StripeVerifier) Verify(h Headers, body []byte) error {
 	raw := h.Get(HeaderStripeSignature)
 	if raw == "" {
 		return fmt.Errorf("%w: the %s header is required", ErrSignature, HeaderStripeSignature)
 	}
 	var (
-		ts   string
-		sigs [][]byte
+		ts    string
+		seenT bool
+		sigs  [][]byte
 	)
 	for _, part := range strings.Split(raw, ",") {
 		key, value, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			continue
+		if !ok || strings.Contains(value, "=") {
+			return fmt.Errorf("%w: %s is not a list of key=value", ErrSignature, HeaderStripeSignature)
 		}
 		switch key {
 		case "t":
-			if ts != "" {
+			if seenT {
 				return fmt.Errorf("%w: %s has more than one t=", ErrSignature, HeaderStripeSignature)
 			}
-			ts = value
+			ts, seenT = value, true
 		case "v1":
 			if sig, err := hex.DecodeString(value); err == nil && len(sig) == sha256.Size {
 				sigs = append(sigs, sig)
 			}
 		}
 	}
-	if ts == "" || len(sigs) == 0 {
+	if !seenT || len(sigs) == 0 {
 		return fmt.Errorf("%w: %s needs t= and at least one v1=", ErrSignature, HeaderStripeSignature)
 	}
-	if _, err := v.cfg.timestamp(ts); err != nil {
+	at, err := v.cfg.timestamp(ts)
+	if err != nil {
 		return err
 	}
+	signed := strconv.FormatInt(at.Unix(), 10)
 	for _, key := range v.keys {
-		want := stripeMAC(key, ts, body)
+		want := stripeMAC(key, signed, body)
 		for _, sig := range sigs {
 			if hmac.Equal(sig, want) {
 				return nil

@@ -33,7 +33,9 @@ const (
 
 // DefaultTolerance is how far a delivery's timestamp may be from the
 // receiver's clock, either way, before it is refused as stale (a replay)
-// or from the future.
+// or from the future. The bound is exclusive: a timestamp exactly
+// DefaultTolerance away is refused, as the Standard Webhooks reference
+// libraries' test suites require.
 const DefaultTolerance = 5 * time.Minute
 
 // NewVerifier returns the built-in Verifier of scheme (SchemeStandard,
@@ -53,7 +55,7 @@ func NewVerifier(scheme string, secrets []string, opts ...VerifierOption) (Verif
 type VerifierOption func(*verifierConfig)
 
 // WithTolerance sets how far a delivery's timestamp may be from now
-// (DefaultTolerance when unset).
+// (DefaultTolerance when unset); a timestamp d or more away is refused.
 func WithTolerance(d time.Duration) VerifierOption {
 	return func(c *verifierConfig) { c.tolerance = d }
 }
@@ -78,18 +80,26 @@ func newVerifierConfig(opts []VerifierOption) verifierConfig {
 	return c
 }
 
-// timestamp parses a Unix time in seconds and checks that it lies within
-// the tolerance of now, so that a captured delivery cannot be replayed
-// later.
+// timestamp parses a Unix time in seconds and checks that it lies
+// strictly within the tolerance of now, so that a captured delivery cannot
+// be replayed later. now keeps its sub-second part: a delivery signed
+// 300 s and 1 ms ago is 300.001 s old, not 300 s.
 func (c verifierConfig) timestamp(raw string) (time.Time, error) {
 	secs, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%w: timestamp %q is not a Unix time in seconds", ErrSignature, clean(raw, 20))
 	}
-	// Compared in whole seconds, which cannot overflow for any secs.
-	now, tol := c.now().Unix(), int64(c.tolerance/time.Second)
-	if secs < now-tol || secs > now+tol {
-		return time.Time{}, fmt.Errorf("%w: timestamp is more than %s away from the server's clock", ErrSignature, c.tolerance)
+	now := c.now()
+	// Whole seconds first, which cannot overflow for any secs; only a
+	// timestamp near now is turned into a time.Time.
+	window := int64(c.tolerance/time.Second) + 1
+	if secs < now.Unix()-window || secs > now.Unix()+window || !within(now.Sub(time.Unix(secs, 0)), c.tolerance) {
+		return time.Time{}, fmt.Errorf("%w: timestamp is %s or more away from the server's clock", ErrSignature, c.tolerance)
 	}
 	return time.Unix(secs, 0), nil
+}
+
+// within reports whether -tol < d < tol.
+func within(d, tol time.Duration) bool {
+	return d < tol && d > -tol
 }

@@ -213,3 +213,31 @@ func TestWebhookSchemeFlag(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookSecretForms: the server starts with Standard Webhooks secrets
+// in every form the reference libraries take — without the whsec_ prefix,
+// without base64 padding — and verifies deliveries signed with each.
+func TestWebhookSecretForms(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "tk.db")
+	forms := []struct{ configured, padded string }{
+		{"MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"},
+		{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaS", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaS="},
+		{"MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwBr", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwBr=="},
+	}
+	var configured []string
+	for _, f := range forms {
+		configured = append(configured, f.configured)
+	}
+	s := mustServe(t, url, "--webhook-secret", strings.Join(configured, ","))
+	for i, f := range forms {
+		body := fmt.Sprintf(`{"id":"evt_form_%d","type":"customer.created"}`, i)
+		h, err := webhook.Sign(f.padded, fmt.Sprintf("msg_form_%d", i), time.Now(), []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		headers := map[string]string{webhook.HeaderID: h.ID, webhook.HeaderTimestamp: h.Timestamp, webhook.HeaderSignature: h.Signature}
+		if status, ack := post(t, s.URL()+"/api/webhooks/payment-provider", headers, body); status != http.StatusOK || ack["outcome"] != "ignored" {
+			t.Fatalf("delivery signed with %s (configured as %s): %d %v", f.padded, f.configured, status, ack)
+		}
+	}
+}
