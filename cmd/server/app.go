@@ -94,9 +94,13 @@ func (a *app) close() error { return a.db.Close() }
 // main runs the CLI and exits with its status.
 func main() {
 	ctx, stop := signalContext()
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "server:", err)
-		os.Exit(1)
-	}
+	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runMain runs the command line args as main does and returns the exit
+// status, having reported a failure on stderr (as JSON with --json).
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return report(stderr, run(ctx, args, stdout, stderr), jsonRequested(args))
 }

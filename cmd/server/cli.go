@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,32 +14,90 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
-const usage = `tenantkit reference server and admin CLI
+// commandHelp is one line of `server --help`: a command, the arguments it
+// takes and what it does. Each command's -h starts with its line.
+type commandHelp struct {
+	name, args, summary string
+}
 
-Usage:
-  server [serve] [flags]                          serve the API (default)
-  server migrate                                  apply pending migrations
-  server tenant create --slug S --name N --plan P
-  server user create --email E --name N
-  server member add --tenant T --email E --role R
-  server apikey create --email E --scopes a,b [--tenant T] [--name N]
-  server apikey revoke ID
-  server limit set --tenant T --feature F --limit N|unlimited
-  server contract approve|reject ID [--reason R]
-  server contract apply-due                       apply approved changes whose period has come
-  server webhook sign --secret S --file F [--id ID] [--timestamp UNIX] [--scheme standard|stripe]
-  server seed --demo
+// commands lists every command, in the order `server --help` shows them.
+var commands = []commandHelp{
+	{"serve", "[flags]", "serve the API (the default command)"},
+	{"migrate", "", "apply pending migrations"},
+	{"tenant create", "--slug S --name N --plan P", "create a tenant on a plan of the catalog"},
+	{"user create", "--email E --name N", "create a user"},
+	{"member add", "--tenant T --email E --role R", "give a user a role in a tenant"},
+	{"apikey create", "--email E --scopes a,b [--tenant T] [--name N]", "create an API key (shown once)"},
+	{"apikey revoke", "KEY_ID", "revoke an API key"},
+	{"limit set", "--tenant T --feature F --limit N|unlimited", "override a tenant's entitlement limit"},
+	{"contract approve", "REQUEST_ID [--reason R]", "approve a contract change request"},
+	{"contract reject", "REQUEST_ID [--reason R]", "reject a contract change request"},
+	{"contract apply-due", "", "apply approved changes whose period has come"},
+	{"webhook sign", "--file F [--secret S] [--id ID] [--timestamp UNIX] [--scheme standard|stripe]", "sign a test payment event"},
+	{"seed", "--demo [--demo-env FILE]", "seed the demo data (as serve --demo does)"},
+}
 
+// usage is what `server --help` prints.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("tenantkit reference server and admin CLI\n\nUsage:\n")
+	for _, c := range commands {
+		writeCommandLine(&b, c)
+	}
+	b.WriteString(`
 Every command takes --database-url (TENANTKIT_DATABASE_URL) and --json.
-Run "server COMMAND -h" for a command's flags.
-`
+Run "server COMMAND -h" for a command's flags ("server serve -h" for the server's).
+Exit status: 0 done, 1 failed, 2 wrong usage; under --json a failure is
+printed on standard error as {"error":{"code":…,"message":…}}.
+`)
+	return b.String()
+}
+
+// writeCommandLine writes a command's line of help: the command, then its
+// summary in a column, or on the next line when the command is long.
+func writeCommandLine(w io.Writer, c commandHelp) {
+	line := strings.TrimSpace("server " + c.name + " " + c.args)
+	if len(line) > 48 {
+		fmt.Fprintf(w, "  %s\n  %-48s %s\n", line, "", c.summary)
+		return
+	}
+	fmt.Fprintf(w, "  %-48s %s\n", line, c.summary)
+}
+
+// errHelp is returned, through the layers, once help has been printed:
+// run turns it into success.
+var errHelp = errors.New("help printed")
 
 // run executes the command line args and returns when it is done (for
-// serve: when ctx is cancelled and the server has drained).
+// serve: when ctx is cancelled and the server has drained). Asking for
+// help is not an error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, stdout, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+// dispatch runs the command args name; help comes back as errHelp.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help":
+			fmt.Fprint(stdout, usage())
+			return errHelp
+		case "help":
+			if len(args) == 1 {
+				fmt.Fprint(stdout, usage())
+				return errHelp
+			}
+			// server help tenant create = server tenant create -h
+			return dispatch(ctx, append(args[1:len(args):len(args)], "-h"), stdout, stderr)
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			cmd, args = args[0], args[1:]
+		}
 	}
 	switch cmd {
 	case "serve":
@@ -52,25 +109,90 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "contract":
 		return runContract(ctx, args, stdout, stderr)
 	case "webhook":
-		return runWebhook(args, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		return runWebhook(args, stdout)
 	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", cmd)
+		return &cliError{Code: codeUsage, Message: fmt.Sprintf("unknown command %q", cmd), hint: `Run "server --help" for the commands.`}
 	}
 }
 
-// parse parses a subcommand's flags, which may come before or after its
-// positional arguments; errors (and -h) print its usage. It returns the
-// positional arguments.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
-	fs.SetOutput(stderr)
+// subcommand splits off the subcommand of a command group ("tenant
+// create"). `server tenant` alone is a usage error; `server tenant -h`
+// prints the group's commands.
+func subcommand(group string, args []string, stdout io.Writer) (string, []string, error) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
+		return args[0], args[1:], nil
+	}
+	if len(args) > 0 && isHelpFlag(args[0]) {
+		printGroupHelp(stdout, group)
+		return "", nil, errHelp
+	}
+	return "", nil, unknownCommand(group, "")
+}
+
+// unknownCommand is the usage error for a missing or unknown subcommand
+// of group.
+func unknownCommand(group, sub string) error {
+	msg := fmt.Sprintf("%q needs a command: %s", group, strings.Join(groupCommands(group), ", "))
+	if sub != "" {
+		msg = fmt.Sprintf("unknown command %q; %q has: %s", group+" "+sub, group, strings.Join(groupCommands(group), ", "))
+	}
+	return &cliError{Code: codeUsage, Message: msg, hint: fmt.Sprintf("Run \"server %s -h\" for its usage.", group)}
+}
+
+func isHelpFlag(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// groupCommands returns the subcommands of group.
+func groupCommands(group string) []string {
+	var subs []string
+	for _, c := range commands {
+		if g, sub, ok := strings.Cut(c.name, " "); ok && g == group {
+			subs = append(subs, sub)
+		}
+	}
+	return subs
+}
+
+// printGroupHelp prints the commands of a group ("server tenant -h").
+func printGroupHelp(w io.Writer, group string) {
+	fmt.Fprintln(w, "Usage:")
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, group+" ") || c.name == group {
+			writeCommandLine(w, c)
+		}
+	}
+	fmt.Fprintf(w, "\nRun \"server %s COMMAND -h\" for a command's flags.\n", group)
+}
+
+// printCommandHelp prints a command's usage line, summary and flags.
+func printCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
+	for _, c := range commands {
+		if c.name == name {
+			fmt.Fprintf(w, "Usage: %s\n\n%s.\n", strings.TrimSpace("server "+c.name+" "+c.args), strings.ToUpper(c.summary[:1])+c.summary[1:])
+		}
+	}
+	fmt.Fprintln(w, "\nFlags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// parse parses the flags of command name, which may come before or after
+// its positional arguments, and returns the positional arguments. -h
+// prints the command's help on stdout (errHelp); a bad flag is a usage
+// error.
+func parse(name string, fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				printCommandHelp(stdout, name, fs)
+				return nil, errHelp
+			}
+			return nil, usageError(name, "%v", err)
 		}
 		if fs.NArg() == 0 {
 			return positional, nil
@@ -86,23 +208,38 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := serveFlags(fs, &cfg); err != nil {
 		return err
 	}
-	if _, err := parse(fs, args, stderr); err != nil {
-		return err
-	}
-	if cfg.Demo && len(cfg.WebhookSecrets) == 0 {
-		cfg.WebhookSecrets = []string{newWebhookSecret()}
-	}
-	s, err := startServer(ctx, cfg, stderr)
+	positional, err := parse("serve", fs, args, stdout)
 	if err != nil {
 		return err
 	}
+	if len(positional) > 0 {
+		return usageError("serve", "unexpected argument %q", positional[0])
+	}
+	applyDemoDefaults(fs, &cfg)
+	a, err := openApp(ctx, cfg, stderr, cfg.Migrate)
+	if err != nil {
+		return err
+	}
+	var seed demoSeed
 	if cfg.Demo {
-		seed, err := seedDemo(ctx, s.app)
-		if err != nil {
+		if seed, err = seedDemo(ctx, a); err != nil {
+			_ = a.close()
+			return err
+		}
+		if len(a.cfg.WebhookSecrets) == 0 {
+			a.cfg.WebhookSecrets = []string{seed.WebhookSecret}
+		}
+	}
+	s, err := a.serve(ctx)
+	if err != nil {
+		_ = a.close()
+		return err
+	}
+	if cfg.Demo {
+		if err := finishDemo(stdout, s.URL(), cfg, &seed); err != nil {
 			_ = s.shutdown(context.Background())
 			return err
 		}
-		printWalkthrough(stdout, s.URL(), seed)
 	}
 	select {
 	case <-ctx.Done():
@@ -119,8 +256,12 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var cfg config
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	commonFlags(fs, &cfg)
-	if _, err := parse(fs, args, stderr); err != nil {
+	positional, err := parse("migrate", fs, args, stdout)
+	if err != nil {
 		return err
+	}
+	if len(positional) > 0 {
+		return usageError("migrate", "unexpected argument %q", positional[0])
 	}
 	a, err := openApp(ctx, cfg, stderr, false)
 	if err != nil {
@@ -134,37 +275,30 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return output(stdout, cfg.JSON, map[string]int{"applied": n}, fmt.Sprintf("applied %d migrations", n))
 }
 
-// output prints v as JSON with --json, else the human line.
-func output(w io.Writer, asJSON bool, v any, human string) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-	_, err := fmt.Fprintln(w, human)
-	return err
-}
-
 func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
-	sub := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
+	name := cmd
+	if cmd != "seed" {
+		sub, rest, err := subcommand(cmd, args, stdout)
+		if err != nil {
+			return err
+		}
+		name, args = cmd+" "+sub, rest
 	}
 	var (
-		cfg                                                        config
-		slug, name, plan, email, tenant, role, scp, feature, limit string
-		demo                                                       bool
+		cfg                                                         config
+		slug, tname, plan, email, tenant, role, scp, feature, limit string
+		demo                                                        bool
 	)
-	fs := flag.NewFlagSet(cmd+" "+sub, flag.ContinueOnError)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	commonFlags(fs, &cfg)
-	switch cmd + " " + sub {
+	switch name {
 	case "tenant create":
 		fs.StringVar(&slug, "slug", "", "tenant slug (lower-case, digits, hyphens)")
-		fs.StringVar(&name, "name", "", "tenant name")
+		fs.StringVar(&tname, "name", "", "tenant name")
 		fs.StringVar(&plan, "plan", "", "catalog plan id")
 	case "user create":
 		fs.StringVar(&email, "email", "", "email")
-		fs.StringVar(&name, "name", "", "name")
+		fs.StringVar(&tname, "name", "", "name")
 	case "member add":
 		fs.StringVar(&tenant, "tenant", "", "tenant id or slug")
 		fs.StringVar(&email, "email", "", "user email")
@@ -173,21 +307,33 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fs.StringVar(&email, "email", "", "email of the key's user")
 		fs.StringVar(&scp, "scopes", "", "comma-separated scopes")
 		fs.StringVar(&tenant, "tenant", "", "pin the key to this tenant (id or slug)")
-		fs.StringVar(&name, "name", "", "a name to recognise the key by")
+		fs.StringVar(&tname, "name", "", "a name to recognise the key by")
 	case "apikey revoke":
 	case "limit set":
 		fs.StringVar(&tenant, "tenant", "", "tenant id or slug")
 		fs.StringVar(&feature, "feature", "", "collections.invoices, support.tickets or seats")
 		fs.StringVar(&limit, "limit", "", "a number, or unlimited")
-	case "seed ":
+	case "seed":
 		fs.BoolVar(&demo, "demo", false, "seed the demo data")
+		demoEnvFlag(fs, &cfg)
 	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", strings.TrimSpace(cmd+" "+sub))
+		return unknownCommand(cmd, strings.TrimPrefix(name, cmd+" "))
 	}
-	positional, err := parse(fs, args, stderr)
+	positional, err := parse(name, fs, args, stdout)
 	if err != nil {
 		return err
+	}
+	wantArgs := 0
+	if name == "apikey revoke" {
+		wantArgs = 1
+	}
+	switch {
+	case len(positional) > wantArgs:
+		return usageError(name, "unexpected argument %q", positional[wantArgs])
+	case len(positional) < wantArgs:
+		return usageError(name, "missing KEY_ID")
+	case name == "seed" && !demo:
+		return usageError(name, "seed needs --demo")
 	}
 	a, err := openApp(ctx, cfg, stderr, true)
 	if err != nil {
@@ -195,16 +341,16 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	}
 	defer a.close()
 	svc := a.tenancy
-	switch cmd + " " + sub {
+	switch name {
 	case "tenant create":
-		t, err := svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: name, PlanID: plan})
+		t, err := svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: tname, PlanID: plan})
 		if err != nil {
-			return err
+			return withValidPlans(err, a)
 		}
 		return output(stdout, cfg.JSON, map[string]string{"id": t.ID, "slug": t.Slug, "name": t.Name, "plan_id": t.PlanID},
 			fmt.Sprintf("created tenant %s (%s) on plan %s", t.ID, t.Slug, t.PlanID))
 	case "user create":
-		u, err := svc.CreateUser(ctx, tenancy.CreateUserInput{Email: email, Name: name})
+		u, err := svc.CreateUser(ctx, tenancy.CreateUserInput{Email: email, Name: tname})
 		if err != nil {
 			return err
 		}
@@ -222,7 +368,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		for _, s := range list(scp) {
 			scopes = append(scopes, tenancy.Scope(s))
 		}
-		k, secret, err := svc.CreateAPIKey(ctx, tenancy.CreateAPIKeyInput{UserEmail: email, Scopes: scopes, Tenant: tenant, Name: name})
+		k, secret, err := svc.CreateAPIKey(ctx, tenancy.CreateAPIKeyInput{UserEmail: email, Scopes: scopes, Tenant: tenant, Name: tname})
 		if err != nil {
 			return err
 		}
@@ -233,9 +379,6 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return output(stdout, cfg.JSON, apiKeyJSON{ID: k.ID, Key: secret, Scopes: k.Scopes, TenantID: pinned},
 			fmt.Sprintf("created API key %s for %s — store it now, it is not shown again:\n%s", k.ID, email, secret))
 	case "apikey revoke":
-		if len(positional) != 1 {
-			return errors.New("usage: server apikey revoke KEY_ID")
-		}
 		if err := svc.RevokeAPIKey(ctx, positional[0]); err != nil {
 			return err
 		}
@@ -245,7 +388,8 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		if limit != "unlimited" {
 			n, err := strconv.ParseInt(limit, 10, 64)
 			if err != nil {
-				return fmt.Errorf("--limit %q: want a number or unlimited", limit)
+				return &cliError{Code: codeInvalid, Message: fmt.Sprintf("limit: %q is not a number or unlimited", limit),
+					Fields: map[string]string{"limit": "want a number or unlimited"}}
 			}
 			lim = &n
 		}
@@ -258,21 +402,33 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		}
 		return output(stdout, cfg.JSON, map[string]any{"tenant_id": t.ID, "feature": feature, "limit": lim},
 			fmt.Sprintf("set %s limit of %s to %s", feature, t.Slug, limit))
-	case "seed ":
-		if !demo {
-			return errors.New("usage: server seed --demo")
-		}
+	case "seed":
 		s, err := seedDemo(ctx, a)
 		if err != nil {
 			return err
 		}
-		if cfg.JSON {
-			return output(stdout, true, s, "")
-		}
-		printWalkthrough(stdout, "http://localhost:8080", s)
-		return nil
+		return finishDemo(stdout, "", cfg, &s)
 	}
 	return nil
+}
+
+// withValidPlans adds the catalog's plans to a refused plan, so that the
+// operator can pick one.
+func withValidPlans(err error, a *app) error {
+	ce := classify(err)
+	if ce.Fields["plan"] == "" {
+		return err
+	}
+	ids := make([]string, len(a.catalog.Plans))
+	for i, p := range a.catalog.Plans {
+		ids[i] = p.ID
+	}
+	fields := make(map[string]string, len(ce.Fields))
+	for k, v := range ce.Fields {
+		fields[k] = v
+	}
+	fields["plan"] += " (valid plans: " + strings.Join(ids, ", ") + ")"
+	return &cliError{Code: codeInvalid, Message: fieldsMessage(fields), Fields: fields}
 }
 
 // apiKeyJSON is what `apikey create --json` prints.

@@ -30,13 +30,20 @@ type config struct {
 	TrustedProxies []string
 	Migrate        bool
 	Demo           bool
-	JSON           bool
+	// DemoEnv is the file where --demo writes its keys and ids.
+	DemoEnv string
+	JSON    bool
 }
 
-// Defaults for an unconfigured server: SQLite next to the binary, :8080.
+// Defaults for an unconfigured server: SQLite in the working directory,
+// :8080. The demo, whose keys may do everything, listens on the loopback
+// interface only unless told otherwise, and writes its keys and ids to
+// defaultDemoEnv.
 const (
 	defaultAddr        = ":8080"
 	defaultDatabaseURL = "sqlite:./tenantkit.db"
+	demoAddr           = "127.0.0.1:8080"
+	defaultDemoEnv     = "tenantkit-demo.env"
 )
 
 // env reads TENANTKIT_<name>, or def.
@@ -108,6 +115,28 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	})
 	c.TrustedProxies = list(env("TRUSTED_PROXIES", ""))
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
-	fs.BoolVar(&c.Demo, "demo", false, "seed demo tenants, users and keys, and print how to call the API")
+	fs.BoolVar(&c.Demo, "demo", false, "seed demo tenants, users, keys and an invoice (once), print how to call the API, and listen on "+demoAddr+" unless --addr or TENANTKIT_ADDR says otherwise")
+	demoEnvFlag(fs, c)
 	return nil
+}
+
+// demoEnvFlag registers --demo-env, where the demo writes its keys and ids.
+func demoEnvFlag(fs *flag.FlagSet, c *config) {
+	fs.StringVar(&c.DemoEnv, "demo-env", defaultDemoEnv, "file where --demo writes its API keys, ids and webhook secret as shell exports")
+}
+
+// applyDemoDefaults binds the demo to the loopback interface when neither
+// --addr nor TENANTKIT_ADDR chose an address.
+func applyDemoDefaults(fs *flag.FlagSet, c *config) {
+	if !c.Demo {
+		return
+	}
+	if _, ok := os.LookupEnv("TENANTKIT_ADDR"); ok {
+		return
+	}
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })
+	if !explicit {
+		c.Addr = demoAddr
+	}
 }

@@ -20,9 +20,9 @@ import (
 // apply-due is safe to run at any time and as often as wanted; run it
 // (from cron, say) shortly after each month starts.
 func runContract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	sub := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
+	sub, args, err := subcommand("contract", args, stdout)
+	if err != nil {
+		return err
 	}
 	var (
 		cfg    config
@@ -35,17 +35,18 @@ func runContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.StringVar(&reason, "reason", "", "why, shown to the tenant")
 	case "apply-due":
 	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", strings.TrimSpace("contract "+sub))
+		return unknownCommand("contract", sub)
 	}
-	positional, err := parse(fs, args, stderr)
+	name := "contract " + sub
+	positional, err := parse(name, fs, args, stdout)
 	if err != nil {
 		return err
 	}
-	if (sub == "apply-due") != (len(positional) == 0) || len(positional) > 1 {
-		return fmt.Errorf("usage: server contract %s", map[string]string{
-			"approve": "approve REQUEST_ID [--reason R]", "reject": "reject REQUEST_ID [--reason R]", "apply-due": "apply-due",
-		}[sub])
+	switch want := map[bool]int{true: 0, false: 1}[sub == "apply-due"]; {
+	case len(positional) > want:
+		return usageError(name, "unexpected argument %q", positional[want])
+	case len(positional) < want:
+		return usageError(name, "missing REQUEST_ID")
 	}
 	a, err := openApp(ctx, cfg, stderr, true)
 	if err != nil {

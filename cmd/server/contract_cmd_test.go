@@ -92,7 +92,7 @@ func TestContractCommands(t *testing.T) {
 			{"ApproveTwice", []string{"contract", "approve", upgrade}, "cannot approve"},
 			{"RejectApplied", []string{"contract", "reject", upgrade}, "cannot reject"},
 			{"UnknownID", []string{"contract", "approve", "ccr_01jd0000000000000000000000"}, "not found"},
-			{"MissingID", []string{"contract", "reject"}, "usage"},
+			{"MissingID", []string{"contract", "reject"}, "missing REQUEST_ID"},
 			{"UnknownSubcommand", []string{"contract", "renew", upgrade}, "unknown command"},
 		}
 		for _, tc := range errs {

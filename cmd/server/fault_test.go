@@ -18,7 +18,8 @@ import (
 const envFaultTests = "TENANTKIT_FAULT_TESTS"
 
 // TestFaultRecovery crashes what the server depends on while a client
-// drives it, and checks what SPEC §4, §6 and §7 promise afterwards:
+// drives it, and checks afterwards what docs/operations.md and the README
+// promise about idempotency, the payment webhook and shutdown:
 //
 //   - the server is killed with SIGKILL mid-load and started again on the
 //     same address;

@@ -199,7 +199,7 @@ func (l *faultLoad) untilAcknowledged(ctx context.Context, path string, header f
 			cause = fmt.Sprintf("%d %v", res.Status, res.Body["code"])
 		case res.Status >= 500:
 			// Still worth a retry, but a fault of the database must be
-			// told apart from a bug: 503 not_ready (SPEC §4).
+			// told apart from a bug: 503 not_ready (docs/api.md).
 			cause = fmt.Sprintf("%d %v", res.Status, res.Body["code"])
 			l.mu.Lock()
 			l.violatef("POST %s: %d %v during a fault, want 503 not_ready (request %v)", path, res.Status, res.Body["code"], res.Body["request_id"])

@@ -21,8 +21,8 @@ import (
 
 // TestReplicas runs three server processes on one Postgres database, as an
 // operator scales the reference server, and drives them at once: whatever
-// one replica records, the others act on (SPEC §2, "server replicas are
-// stateless").
+// one replica records, the others act on (replicas are stateless:
+// docs/operations.md, "Several replicas").
 //
 // It needs Postgres (dbtest's rules: skipped unless available, failed when
 // TENANTKIT_REQUIRE_POSTGRES=1). The replicas share their rate limiter

@@ -38,14 +38,24 @@ func startServer(ctx context.Context, cfg config, logOut io.Writer) (*server, er
 	if err != nil {
 		return nil, err
 	}
-	handler, err := a.handler(ctx)
+	s, err := a.serve(ctx)
 	if err != nil {
 		_ = a.close()
 		return nil, err
 	}
+	return s, nil
+}
+
+// serve composes the API of an opened app and starts listening on its
+// configured address. On an error the caller still owns (and closes) a.
+func (a *app) serve(ctx context.Context) (*server, error) {
+	cfg := a.cfg
+	handler, err := a.handler(ctx)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		_ = a.close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	s := &server{

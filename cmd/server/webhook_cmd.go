@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/tenantkit/tenantkit/httpapi"
@@ -43,14 +41,13 @@ func (a *app) configureWebhook(c *httpapi.Config) error {
 //	curl -H @headers.txt -H 'Content-Type: application/json' --data-binary @event.json …
 //
 // It needs no database.
-func runWebhook(args []string, stdout, stderr io.Writer) error {
-	sub := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
+func runWebhook(args []string, stdout io.Writer) error {
+	sub, args, err := subcommand("webhook", args, stdout)
+	if err != nil {
+		return err
 	}
 	if sub != "sign" {
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", strings.TrimSpace("webhook "+sub))
+		return unknownCommand("webhook", sub)
 	}
 	var (
 		cfg                         config
@@ -65,20 +62,23 @@ func runWebhook(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&msgID, "id", "", "webhook-id, the message id; default a new msg_… id (standard scheme)")
 	fs.Int64Var(&unix, "timestamp", 0, "signing time in Unix seconds; default now")
 	fs.StringVar(&scheme, "scheme", env("WEBHOOK_SCHEME", webhook.SchemeStandard), "standard or stripe (TENANTKIT_WEBHOOK_SCHEME)")
-	positional, err := parse(fs, args, stderr)
+	positional, err := parse("webhook sign", fs, args, stdout)
 	if err != nil {
 		return err
 	}
 	if len(positional) > 0 {
-		return fmt.Errorf("webhook sign takes no arguments, got %q", positional)
+		return usageError("webhook sign", "unexpected argument %q", positional[0])
 	}
 	if secret == "" {
 		if secrets := list(env("WEBHOOK_SECRET", "")); len(secrets) > 0 {
 			secret = secrets[0]
 		}
 	}
-	if secret == "" || file == "" {
-		return errors.New("usage: server webhook sign --secret whsec_… --file event.json [--id msg_…] [--timestamp UNIX] [--json]")
+	switch {
+	case file == "":
+		return usageError("webhook sign", "missing --file: the event to sign")
+	case secret == "":
+		return usageError("webhook sign", "missing --secret (or TENANTKIT_WEBHOOK_SECRET)")
 	}
 	body, err := readEventFile(file)
 	if err != nil {
@@ -103,7 +103,7 @@ func runWebhook(args []string, stdout, stderr io.Writer) error {
 		sig := webhook.SignStripe(secret, at, body)
 		return output(stdout, cfg.JSON, map[string]string{"stripe-signature": sig}, webhook.HeaderStripeSignature+": "+sig)
 	}
-	return fmt.Errorf("--scheme %q: want %s or %s", scheme, webhook.SchemeStandard, webhook.SchemeStripe)
+	return usageError("webhook sign", "--scheme %q: want %s or %s", scheme, webhook.SchemeStandard, webhook.SchemeStripe)
 }
 
 // readEventFile reads the body to sign, refusing what the webhook would

@@ -1,7 +1,9 @@
 // Package memstore is an example of a custom support.Store: tickets kept in
 // memory, passing the same conformance suite as the Bun store. A host app
 // would write one like it over its own storage; tenantkit's tests use it
-// for the service's rules.
+// for the service's rules. Run the conformance suite against it with
+//
+//	go test ./examples/memstore
 package memstore
 
 import (

@@ -1,16 +1,27 @@
 // Command mounttickets is a host app that already has users and sessions
 // and mounts only tenantkit's tickets under its own prefix, with its own
 // Authenticator: its session cookie decides who calls, tenantkit does the
-// rest (tenant, role, module, limits, validation, storage).
+// rest (tenant, role, module, limits, validation, storage). It keeps its
+// data in SQLite (./host.db) and prints where it listens:
 //
-//	go run ./examples/mounttickets      # then: curl -b host_session=demo localhost:8081/support/api/tickets
+//	go run ./examples/mounttickets      # then: curl -b host_session=demo http://127.0.0.1:8081/support/api/tickets
+//	go run ./examples/mounttickets -addr :9001 -db /tmp/host.db
 package main
 
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"log"
+	"net"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -56,19 +67,52 @@ func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *ten
 }
 
 func main() {
-	ctx := context.Background()
-	sqldb, err := sql.Open("sqlite", "file:host.db?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate")
-	if err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		log.Fatal(err)
 	}
-	app, svc, err := hostApp(ctx, bun.NewDB(sqldb, sqlitedialect.New()), sessions{"demo": "ann@host.example"})
+}
+
+// run serves the host app as the command line says until ctx ends.
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("mounttickets", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8081", "listen address")
+	file := fs.String("db", "host.db", "SQLite file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	sqldb, err := sql.Open("sqlite", "file:"+*file+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate")
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	if err := seed(ctx, svc, "ann@host.example"); err != nil {
-		log.Printf("seed: %v (already seeded?)", err)
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	defer db.Close()
+	app, svc, err := hostApp(ctx, db, sessions{"demo": "ann@host.example"})
+	if err != nil {
+		return err
 	}
-	log.Fatal(http.ListenAndServe(":8081", app))
+	if err := seed(ctx, svc, "ann@host.example"); err != nil && !errors.Is(err, tenancy.ErrConflict) {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(out, "mounttickets: host app on %s, tenantkit's tickets under %s/support/; as the host's user ann:\n"+
+		"  curl -s -b host_session=demo %s/support/api/tickets\n", url, url, url)
+	srv := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // seed gives the demo user a tenant to file tickets in.

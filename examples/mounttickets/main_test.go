@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -8,8 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -74,5 +78,69 @@ func TestMountedTickets(t *testing.T) {
 	}
 	if status, body := call("GET", "/", "", false); status != 200 || body != "host home\n" {
 		t.Fatalf("host page: %d %q", status, body)
+	}
+}
+
+// syncBuffer is what the command prints, read while it runs.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// curlLine is the call the command prints.
+var curlLine = regexp.MustCompile(`curl -s -b host_session=demo (http://\S+)`)
+
+// TestCommand runs the command as its doc comment says, on the address and
+// database its flags give, twice on the same database, and makes the call
+// it prints.
+func TestCommand(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "host.db")
+	for _, start := range []string{"First", "Again"} {
+		t.Run(start, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			out := &syncBuffer{}
+			done := make(chan error, 1)
+			go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-db", file}, out) }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("mounttickets: %v", err)
+				}
+			}()
+			deadline := time.Now().Add(time.Minute)
+			for !curlLine.MatchString(out.String()) {
+				select {
+				case err := <-done:
+					done <- nil
+					t.Fatalf("mounttickets ended: %v\n%s", err, out.String())
+				case <-time.After(20 * time.Millisecond):
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("mounttickets printed no call within a minute: %q", out.String())
+				}
+			}
+			req, _ := http.NewRequest("GET", curlLine.FindStringSubmatch(out.String())[1], nil)
+			req.AddCookie(&http.Cookie{Name: "host_session", Value: "demo"})
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("the printed call: %d, want 200", resp.StatusCode)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -8,7 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,5 +88,81 @@ func TestHostReceivesPayment(t *testing.T) {
 	got, err := cfg.Billing.Get(ctx, ten.ID, inv.ID)
 	if err != nil || got.Status != billing.StatusPaid || got.AmountPaid != 1999 {
 		t.Fatalf("invoice after payment: %+v %v", got, err)
+	}
+}
+
+// syncBuffer is what the command prints, read while it runs.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+var (
+	printedSecret = regexp.MustCompile(`verifies with (whsec_\S+)`)
+	printedURL    = regexp.MustCompile(`webhook at (http://\S+);`)
+)
+
+// TestCommand runs the command as its doc comment says, with no secret
+// configured: it prints the secret it made up and where it listens, and
+// takes an event signed with that secret.
+func TestCommand(t *testing.T) {
+	t.Setenv("TENANTKIT_WEBHOOK_SECRET", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "host.db")}, out)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("webhookhost: %v", err)
+		}
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for !printedURL.MatchString(out.String()) {
+		select {
+		case err := <-done:
+			done <- nil
+			t.Fatalf("webhookhost ended: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("webhookhost printed no address within a minute: %q", out.String())
+		}
+	}
+	secret := printedSecret.FindStringSubmatch(out.String())
+	if secret == nil {
+		t.Fatalf("no secret printed: %q", out.String())
+	}
+	body := []byte(`{"id":"evt_cmd","type":"customer.created","created_at":"2026-11-21T10:00:00Z","data":{}}`)
+	h, err := webhook.Sign(secret[1], "msg_cmd", time.Now(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", printedURL.FindStringSubmatch(out.String())[1], bytes.NewReader(body))
+	req.Header.Set("webhook-id", h.ID)
+	req.Header.Set("webhook-timestamp", h.Timestamp)
+	req.Header.Set("webhook-signature", h.Signature)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"outcome":"ignored"`) {
+		t.Fatalf("event signed with the printed secret: %d %s", resp.StatusCode, b)
 	}
 }
