@@ -44,9 +44,9 @@ func (a *API) chain(ep endpoint) http.Handler {
 				return err
 			}
 		}
-		if ep.scope != "" && !p.HasScope(ep.scope) {
+		if sc := ep.scope(); sc != "" && !p.HasScope(sc) {
 			return NewProblem(http.StatusForbidden, CodeInsufficientScope,
-				fmt.Sprintf("this endpoint needs the scope %q", ep.scope))
+				fmt.Sprintf("this endpoint needs the scope %q", sc))
 		}
 		if ep.tenant {
 			r, err = a.resolveTenant(r, p, ep)
