@@ -20,7 +20,7 @@ import (
 func (a *API) chain(ep endpoint) http.Handler {
 	handle := ep.handle
 	if handle == nil {
-		handle = notImplemented
+		handle = notConfigured
 	}
 	template := ep.method + " " + ep.path
 	var h http.Handler = handlerFunc(func(w http.ResponseWriter, r *http.Request) error {

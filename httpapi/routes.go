@@ -64,7 +64,8 @@ type endpoint struct {
 	maxBody int64
 	// csrfExempt skips the CSRF check (only the provider-called webhook).
 	csrfExempt bool
-	// handle is the endpoint; nil answers 501 until its issue lands.
+	// handle is the endpoint; nil (its service is not configured) answers
+	// 501 not_implemented.
 	handle handlerFunc
 }
 
@@ -144,7 +145,7 @@ func (a *API) buildRoutes() []Route {
 func (ep endpoint) scope() tenancy.Scope { return ep.permission.Scope() }
 
 // with returns handle when the service it needs is configured, else nil
-// (501): a host app may serve only some groups.
+// (501 not configured): a host app may serve only some groups.
 func with[S any](service *S, handle handlerFunc) handlerFunc {
 	if service == nil {
 		return nil
@@ -152,7 +153,8 @@ func with[S any](service *S, handle handlerFunc) handlerFunc {
 	return handle
 }
 
-// notImplemented answers endpoints whose issue has not landed yet.
-func notImplemented(w http.ResponseWriter, r *http.Request) error {
-	return NewProblem(http.StatusNotImplemented, CodeNotImplemented, "this endpoint is not implemented yet")
+// notConfigured answers endpoints whose service this server runs without
+// (a host app serving only some groups, a webhook without a verifier).
+func notConfigured(w http.ResponseWriter, r *http.Request) error {
+	return NewProblem(http.StatusNotImplemented, CodeNotImplemented, "this endpoint is not configured on this server")
 }
