@@ -159,7 +159,8 @@ var ErrContractRequestNotFound error = &kindError{msg: "contract request not fou
 // cannot handle contract requests and invoice previews.
 var ErrContractsDisabled = errors.New("contract requests and invoice previews are not configured")
 
-// kindError is a sentinel that also matches a more general one.
+// kindError is an error worded for the client (a sentinel, or a sentence
+// made for the case) that also matches a more general sentinel.
 type kindError struct {
 	msg  string
 	kind error
@@ -167,6 +168,9 @@ type kindError struct {
 
 // Error implements error.
 func (e *kindError) Error() string { return e.msg }
+
+// Detail is the sentence a client is shown: the message itself.
+func (e *kindError) Detail() string { return e.msg }
 
 // Is makes errors.Is match the general sentinel too.
 func (e *kindError) Is(target error) bool { return target == e.kind }
@@ -186,6 +190,12 @@ type RequestTransitionError struct {
 // Error implements error: "contract request ccr_… is applied, cannot approve".
 func (e *RequestTransitionError) Error() string {
 	return fmt.Sprintf("contract request %s is %s, cannot %s", e.RequestID, e.Status, e.Action)
+}
+
+// Detail is the sentence a client is shown: "contract request is applied,
+// cannot approve".
+func (e *RequestTransitionError) Detail() string {
+	return fmt.Sprintf("contract request is %s, cannot %s", e.Status, e.Action)
 }
 
 // Is makes errors.Is(err, ErrConflict) true.

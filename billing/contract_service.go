@@ -89,8 +89,8 @@ func (s *Service) SubmitContractRequest(ctx context.Context, tenantID, userID st
 	req.SubmittedBy, req.CreatedAt = userID, s.clock()
 	err = c.store.CreateContractRequest(ctx, req)
 	if errors.Is(err, ErrConflict) {
-		return ContractRequest{}, fmt.Errorf("billing: submit %s request: another %s request is pending; wait for its decision: %w",
-			req.Type, req.Type, ErrConflict)
+		return ContractRequest{}, fmt.Errorf("billing: submit %s request: %w", req.Type,
+			&kindError{msg: fmt.Sprintf("another %s request is pending; wait for its decision", req.Type), kind: ErrConflict})
 	}
 	if err != nil {
 		return ContractRequest{}, fmt.Errorf("billing: submit %s request: %w", req.Type, err)

@@ -170,6 +170,8 @@ func TestContractWorkflow(t *testing.T) {
 				var te *billing.RequestTransitionError
 				if !errors.Is(err, billing.ErrConflict) || !errors.As(err, &te) || te.Status != billing.RequestApplied {
 					t.Errorf("%s of an applied request: got %v, want a RequestTransitionError (applied)", name, err)
+				} else if want := "contract request is applied, cannot " + te.Action; te.Detail() != want {
+					t.Errorf("%s: Detail() = %q, want %q", name, te.Detail(), want)
 				}
 			}
 			if notes := e.contractNotes(t, tn.ID); len(notes) != 1 {

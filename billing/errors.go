@@ -9,7 +9,9 @@ import (
 
 // Sentinel errors of the billing domain. Service methods wrap them with
 // context; match them with errors.Is. The HTTP edge maps ErrNotFound to
-// 404, ErrConflict to 409 conflict and ErrInvalid to 422.
+// 404, ErrConflict to 409 conflict and ErrInvalid to 422, and shows the
+// client the error's own sentence (a typed error's Detail), never the
+// context wrapped around it.
 var (
 	// ErrNotFound: the invoice does not exist, or belongs to another tenant.
 	ErrNotFound = errors.New("invoice not found")
@@ -99,6 +101,11 @@ type TransitionError struct {
 // Error implements error: "invoice inv_… is paid, cannot void".
 func (e *TransitionError) Error() string {
 	return fmt.Sprintf("invoice %s is %s, cannot %s", e.InvoiceID, e.Status, e.Action)
+}
+
+// Detail is the sentence a client is shown: "invoice is paid, cannot void".
+func (e *TransitionError) Detail() string {
+	return fmt.Sprintf("invoice is %s, cannot %s", e.Status, e.Action)
 }
 
 // Is makes errors.Is(err, ErrConflict) true.

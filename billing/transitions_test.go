@@ -83,6 +83,9 @@ func TestOperationsFromEveryStatus(t *testing.T) {
 				if te.InvoiceID != before.ID || te.Status != from || te.Action != o.name {
 					t.Errorf("got %+v", te)
 				}
+				if got, want := te.Detail(), fmt.Sprintf("invoice is %s, cannot %s", from, o.name); got != want {
+					t.Errorf("Detail() = %q, want %q (no id: it is what a client reads)", got, want)
+				}
 				after, err := svc.Get(ctx, tenantA, before.ID)
 				if err != nil {
 					t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 func (a *API) chain(ep endpoint) http.Handler {
 	handle := ep.handle
 	if handle == nil {
-		handle = notImplemented
+		handle = notConfigured
 	}
 	template := ep.method + " " + ep.path
 	var h http.Handler = handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
@@ -44,9 +44,9 @@ func (a *API) chain(ep endpoint) http.Handler {
 				return err
 			}
 		}
-		if ep.scope != "" && !p.HasScope(ep.scope) {
+		if sc := ep.scope(); sc != "" && !p.HasScope(sc) {
 			return NewProblem(http.StatusForbidden, CodeInsufficientScope,
-				fmt.Sprintf("this endpoint needs the scope %q", ep.scope))
+				fmt.Sprintf("this endpoint needs the scope %q", sc))
 		}
 		if ep.tenant {
 			r, err = a.resolveTenant(r, p, ep)

@@ -46,9 +46,12 @@ func (a *API) selectTenant(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// accessMatrix answers GET /api/tenant/access-matrix.
+// accessMatrix answers GET /api/tenant/access-matrix: the whole matrix,
+// and what this caller may do here with this credential (its role's
+// permissions whose scope the credential carries).
 func (a *API) accessMatrix(w http.ResponseWriter, r *http.Request) error {
 	m, _ := MembershipFrom(r.Context())
-	writeJSON(w, http.StatusOK, tenancy.MatrixFor(m.TenantID, m.Role))
+	p, _ := PrincipalFrom(r.Context())
+	writeJSON(w, http.StatusOK, tenancy.MatrixFor(m.TenantID, m.Role, p.Scopes))
 	return nil
 }

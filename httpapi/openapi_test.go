@@ -162,8 +162,8 @@ func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 				t.Errorf("security = %v, want %v", gotSecurity, wantSecurity)
 			}
 			wantExt := map[string]any{"x-required-scopes": nil, "x-required-permission": nil, "x-required-module": nil}
-			if ep.scope != "" {
-				wantExt["x-required-scopes"] = []any{string(ep.scope)}
+			if ep.scope() != "" {
+				wantExt["x-required-scopes"] = []any{string(ep.scope())}
 			}
 			if ep.permission != "" {
 				wantExt["x-required-permission"] = string(ep.permission)
@@ -187,7 +187,7 @@ func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 				http.StatusUnauthorized:   !anonymous,
 				http.StatusConflict:       ep.tenant || ep.idempotent,
 				http.StatusNotImplemented: ep.handle == nil,
-				http.StatusForbidden: ep.tenant || ep.scope != "" || ep.permission != "" || ep.module != "" ||
+				http.StatusForbidden: ep.tenant || ep.scope() != "" || ep.permission != "" || ep.module != "" ||
 					(!ep.public && !isSafeMethod(ep.method)),
 			}
 			if op.RequestBody != nil {

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -48,8 +50,10 @@ const problemTypeBase = "https://tenantkit.dev/problems/"
 
 // FieldError locates one problem in the request input: which field (a JSON
 // path such as "line_items[0].quantity", or a query parameter name), a
-// machine-readable code ("required", "max", "invalid_type", …) and a sentence
-// meant for people.
+// machine-readable code ("required", "max", "invalid_type", …) and a message
+// meant for people. The message may be written to follow the field's name
+// ("must be at least 1"), as validators and domain packages write them;
+// writeProblem sends it as a sentence naming the field (fieldSentence).
 type FieldError struct {
 	Field   string `json:"field"`
 	Code    string `json:"code"`
@@ -59,7 +63,8 @@ type FieldError struct {
 // Problem is an RFC 9457 problem document and the error type of the HTTP
 // edge: handlers return a *Problem (or a domain error that errorTable maps to
 // one) and handlerFunc writes it. Status and Code carry the meaning; Detail
-// is for people and must never contain internals.
+// is one sentence for people, written for the client: never internals, never
+// a chain of wrapped Go errors.
 type Problem struct {
 	Type      string       `json:"type"`
 	Title     string       `json:"title"`
@@ -68,6 +73,14 @@ type Problem struct {
 	Code      string       `json:"code"`
 	RequestID string       `json:"request_id,omitempty"`
 	Errors    []FieldError `json:"errors,omitempty"`
+
+	// Limit, Usage and ResetsAt are extension members (RFC 9457 §3.2) of
+	// entitlement_limit_exceeded problems: the tenant's limit of the
+	// feature per period, what it has used of it, and when the period
+	// ends and usage starts again from zero.
+	Limit    *int64     `json:"limit,omitempty"`
+	Usage    *int64     `json:"usage,omitempty"`
+	ResetsAt *time.Time `json:"resets_at,omitempty"`
 }
 
 // NewProblem returns a problem with the given HTTP status, problem code and
@@ -92,8 +105,10 @@ func (p *Problem) Error() string {
 }
 
 // validationProblem is the 422 answer for input that parsed but broke rules.
+// Its detail repeats the field messages as sentences: the one, or the
+// first few of several.
 func validationProblem(errs []FieldError) *Problem {
-	p := NewProblem(http.StatusUnprocessableEntity, CodeValidationFailed, "one or more fields are invalid")
+	p := NewProblem(http.StatusUnprocessableEntity, CodeValidationFailed, validationDetail(fieldSentences(errs)))
 	p.Errors = errs
 	return p
 }
@@ -104,6 +119,67 @@ func invalidRequest(detail string, errs ...FieldError) *Problem {
 	p := NewProblem(http.StatusBadRequest, CodeInvalidRequest, detail)
 	p.Errors = errs
 	return p
+}
+
+// maxDetailSentences bounds how many field sentences a validation detail
+// repeats; errors[] has them all.
+const maxDetailSentences = 3
+
+// validationDetail sums up a validation problem's field sentences.
+func validationDetail(errs []FieldError) string {
+	switch n := len(errs); {
+	case n == 0:
+		return "the input is invalid"
+	case n == 1:
+		return errs[0].Message
+	case n <= maxDetailSentences:
+		msgs := make([]string, n)
+		for i, fe := range errs {
+			msgs[i] = fe.Message
+		}
+		return strings.Join(msgs, "; ")
+	default:
+		msgs := make([]string, maxDetailSentences)
+		for i, fe := range errs[:maxDetailSentences] {
+			msgs[i] = fe.Message
+		}
+		return fmt.Sprintf("%s; and %d more problems (see errors)", strings.Join(msgs, "; "), n-maxDetailSentences)
+	}
+}
+
+// fieldSentences returns errs with every message made a sentence of its own
+// (fieldSentence); errs itself is not modified.
+func fieldSentences(errs []FieldError) []FieldError {
+	if len(errs) == 0 {
+		return errs
+	}
+	out := make([]FieldError, len(errs))
+	for i, fe := range errs {
+		fe.Message = fieldSentence(fe.Field, fe.Message)
+		out[i] = fe
+	}
+	return out
+}
+
+// predicateOpeners are the words a field message begins with when it is
+// written to follow the field's name, the convention of the validators and
+// the domain packages ("must have at most 200 characters", "is required").
+var predicateOpeners = []string{"must ", "is ", "are ", "has ", "have ", "may ", "can ", "cannot ", "would ", "should "}
+
+// fieldSentence makes a field's message read on its own: a message written
+// to follow the field's name gets the name as its subject ("subject must
+// have at most 200 characters"); any other message (`unknown plan "gold"`)
+// is a sentence already and is kept.
+func fieldSentence(field, msg string) string {
+	if field == "" {
+		return msg
+	}
+	for _, w := range predicateOpeners {
+		if strings.HasPrefix(msg, w) {
+			return field + " " + msg
+		}
+	}
+	return msg
 }
 
 // errorMapping says which response a domain error gets.
@@ -118,11 +194,10 @@ type errorMapping struct {
 // not_found). Domain packages cannot import httpapi, so the table lives here.
 // The first match wins, so list specific errors before general ones.
 //
-// The message of a matched error (with the context its callers wrapped
-// around it) becomes the problem's detail, so the domain must only wrap
-// mapped errors with text fit for clients; raw driver errors never reach a
-// mapped error (stores translate them). Unmatched errors are 500s whose
-// details only reach the log.
+// The problem's detail is the domain's own sentence (domainDetail), never
+// the context callers wrapped around it ("billing: invoice inv_…: "): that
+// chain is for the log. Unmatched errors are 500s whose details only reach
+// the log.
 //
 // The table is read-only after package initialisation.
 var errorTable = []errorMapping{
@@ -152,6 +227,37 @@ var errorTable = []errorMapping{
 	{webhook.ErrMalformed, http.StatusBadRequest, CodeInvalidRequest},
 	// storage faults: the client may retry
 	{database.ErrUnavailable, http.StatusServiceUnavailable, CodeNotReady},
+}
+
+// detailer is a domain error that words itself for the client, typically a
+// typed error whose sentence is built from its fields
+// (tenancy.LimitError: "monthly limit of 3 tickets reached; resets …").
+// Domain packages implement it by its method; they cannot name the type.
+type detailer interface {
+	error
+	Detail() string
+}
+
+// domainDetail returns the client's sentence for err, which errors.Is
+// matched to the table's sentinel: the Detail of the outermost detailer in
+// err's chain that matches the sentinel too; else the message of the
+// outermost error that begins with the sentinel's message (the sentinel
+// itself, or a refinement made with fmt.Errorf("%w: reason", sentinel));
+// else the sentinel's message. The context callers wrap around an error
+// ("support: create ticket: ") is never part of it.
+func domainDetail(err, sentinel error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if d, ok := e.(detailer); ok && errors.Is(e, sentinel) {
+			return d.Detail()
+		}
+	}
+	prefix := sentinel.Error()
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if msg := e.Error(); strings.HasPrefix(msg, prefix) {
+			return msg
+		}
+	}
+	return prefix
 }
 
 // fieldsError is how a domain validation error (which cannot name httpapi's
@@ -205,14 +311,21 @@ func mapError(err error, table []errorMapping) *Problem {
 				// never for the client: it may quote the driver.
 				return NewProblem(m.status, m.code, "temporarily unavailable; retry shortly")
 			}
-			return NewProblem(m.status, m.code, err.Error())
+			p := NewProblem(m.status, m.code, domainDetail(err, m.err))
+			var le *tenancy.LimitError
+			if m.code == CodeEntitlementLimitExceeded && errors.As(err, &le) {
+				limit, usage, resetsAt := le.Limit, le.Usage, le.ResetsAt.UTC()
+				p.Limit, p.Usage, p.ResetsAt = &limit, &usage, &resetsAt
+			}
+			return p
 		}
 	}
 	return NewProblem(http.StatusInternalServerError, CodeInternal, "internal server error")
 }
 
 // writeProblem sends p as application/problem+json, stamped with the request
-// id so that a client's bug report leads straight to the log line. p itself
+// id so that a client's bug report leads straight to the log line, and with
+// each field message made a sentence that names its field. p itself
 // is not modified, so shared *Problem values are safe to write concurrently.
 // A 401 also gets the WWW-Authenticate challenge RFC 9110 requires unless the
 // caller has set a more specific one; a 429's Retry-After is the caller's.
@@ -227,6 +340,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p *Problem) {
 	if out.Title == "" {
 		out.Title = http.StatusText(out.Status)
 	}
+	out.Errors = fieldSentences(out.Errors)
 	if out.Status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
@@ -241,8 +355,14 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	p := problemFor(err)
-	if p.Status >= http.StatusInternalServerError {
+	var direct *Problem
+	switch {
+	case p.Status >= http.StatusInternalServerError:
 		zerolog.Ctx(r.Context()).Error().Err(err).Int("status", p.Status).Str("code", p.Code).Msg("request failed")
+	case !errors.As(err, &direct):
+		// The client saw the domain's sentence; the chain, with its ids
+		// and context, is for whoever debugs the request.
+		zerolog.Ctx(r.Context()).Debug().Err(err).Int("status", p.Status).Str("code", p.Code).Msg("request refused")
 	}
 	writeProblem(w, r, p)
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/tenantkit/tenantkit/billing"
 )
 
 // mustDecodeProblem reads a problem+json response body.
@@ -46,6 +48,13 @@ type testFieldsError map[string]string
 func (e testFieldsError) Error() string                  { return "invalid input" }
 func (e testFieldsError) FieldErrors() map[string]string { return e }
 
+// testDetailError is a domain-style typed error that words itself.
+type testDetailError struct{}
+
+func (testDetailError) Error() string  { return "invoice inv_1 is paid, cannot void" }
+func (testDetailError) Detail() string { return "invoice is paid, cannot void" }
+func (testDetailError) Unwrap() error  { return errGoneForTest }
+
 func TestNewProblem(t *testing.T) {
 	p := NewProblem(http.StatusNotFound, CodeNotFound, "no such invoice")
 	want := &Problem{
@@ -63,9 +72,12 @@ func TestNewProblem(t *testing.T) {
 	}
 }
 
+// errGoneForTest is the sentinel testDetailError matches.
+var errGoneForTest = errors.New("gone")
+
 func TestMapError(t *testing.T) {
 	errNotFound := errors.New("invoice not found")
-	errGone := errors.New("gone")
+	errGone := errGoneForTest
 	table := []errorMapping{
 		{err: errNotFound, status: http.StatusNotFound, code: CodeNotFound},
 		{err: errGone, status: http.StatusConflict, code: CodeConflict},
@@ -86,14 +98,33 @@ func TestMapError(t *testing.T) {
 		{
 			name:       "FieldsError",
 			err:        fmt.Errorf("billing: create: %w", testFieldsError{"currency": "is not supported", "customer.email": "is required"}),
-			wantStatus: 422, wantCode: CodeValidationFailed, wantDetail: "one or more fields are invalid",
+			wantStatus: 422, wantCode: CodeValidationFailed, wantDetail: "currency is not supported; customer.email is required",
 			wantErrors: []FieldError{
 				{Field: "currency", Code: "invalid", Message: "is not supported"},
 				{Field: "customer.email", Code: "invalid", Message: "is required"},
 			},
 		},
+		{
+			name:       "FieldsErrorWithSentences",
+			err:        testFieldsError{"plan_id": `unknown plan "gold"`},
+			wantStatus: 422, wantCode: CodeValidationFailed, wantDetail: `unknown plan "gold"`,
+			wantErrors: []FieldError{{Field: "plan_id", Code: "invalid", Message: `unknown plan "gold"`}},
+		},
+		{
+			name:       "FieldsErrorMany",
+			err:        testFieldsError{"a": "is required", "b": "is required", "c": "is required", "d": "is required", "e": "is required"},
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantDetail: "a is required; b is required; c is required; and 2 more problems (see errors)",
+			wantErrors: []FieldError{
+				{Field: "a", Code: "invalid", Message: "is required"}, {Field: "b", Code: "invalid", Message: "is required"},
+				{Field: "c", Code: "invalid", Message: "is required"}, {Field: "d", Code: "invalid", Message: "is required"},
+				{Field: "e", Code: "invalid", Message: "is required"},
+			},
+		},
 		{name: "TableSentinel", err: errNotFound, wantStatus: 404, wantCode: CodeNotFound, wantDetail: "invoice not found"},
-		{name: "TableWrapped", err: fmt.Errorf("billing: get inv_1: %w", errNotFound), wantStatus: 404, wantCode: CodeNotFound, wantDetail: "billing: get inv_1: invoice not found"},
+		{name: "TableWrapped", err: fmt.Errorf("billing: get inv_1: %w", errNotFound), wantStatus: 404, wantCode: CodeNotFound, wantDetail: "invoice not found"},
+		{name: "TableRefined", err: fmt.Errorf("webhook: handle: %w", fmt.Errorf("%w: id is required", errGone)), wantStatus: 409, wantCode: CodeConflict, wantDetail: "gone: id is required"},
+		{name: "TableDetailer", err: fmt.Errorf("billing: void inv_1: %w", testDetailError{}), wantStatus: 409, wantCode: CodeConflict, wantDetail: "invoice is paid, cannot void"},
 		{name: "TableSecondEntry", err: errGone, wantStatus: 409, wantCode: CodeConflict, wantDetail: "gone"},
 		{name: "Unmapped", err: errors.New("pq: password authentication failed for db secret"), wantStatus: 500, wantCode: CodeInternal, wantDetail: "internal server error"},
 	}
@@ -172,6 +203,12 @@ func TestWriteProblem(t *testing.T) {
 				t.Errorf("body %s lacks key %q", rec.Body, k)
 			}
 		}
+		if got := m["errors"].([]any)[0].(map[string]any)["message"]; got != "name is required" {
+			t.Errorf("errors[0].message = %q, want the sentence %q", got, "name is required")
+		}
+		if got := m["detail"]; got != "name is required" {
+			t.Errorf("detail = %q, want %q", got, "name is required")
+		}
 	})
 }
 
@@ -184,6 +221,8 @@ func TestWriteError(t *testing.T) {
 	}{
 		{name: "Internal", err: errors.New("dial tcp 10.0.0.5:5432: secret-host unreachable"), wantStatus: 500, wantLogged: true},
 		{name: "ClientError", err: NewProblem(404, CodeNotFound, "no such invoice"), wantStatus: 404},
+		// The client reads "invoice not found"; the chain goes to the log.
+		{name: "DomainErrorChain", err: fmt.Errorf("billing: invoice inv_1: %w", billing.ErrNotFound), wantStatus: 404, wantLogged: true},
 		{name: "NotReady", err: NewProblem(503, CodeNotReady, "database unreachable"), wantStatus: 503, wantLogged: true},
 	}
 	for _, tt := range tests {

@@ -45,11 +45,11 @@ type endpoint struct {
 	group        Group
 	// public endpoints need no credential; they are rate limited per client IP.
 	public bool
-	// scope the credential must carry (403 insufficient_scope).
-	scope tenancy.Scope
 	// tenant: the endpoint acts on the caller's active tenant.
 	tenant bool
-	// permission the caller's role must hold in that tenant (403 forbidden).
+	// permission the caller's role must hold in that tenant (403
+	// forbidden); the scope it needs (Permission.Scope) the credential
+	// must carry (403 insufficient_scope).
 	permission tenancy.Permission
 	// module that must be on for the tenant (403 module_disabled).
 	module string
@@ -64,7 +64,8 @@ type endpoint struct {
 	maxBody int64
 	// csrfExempt skips the CSRF check (only the provider-called webhook).
 	csrfExempt bool
-	// handle is the endpoint; nil answers 501 (not configured).
+	// handle is the endpoint; nil (its service is not configured) answers
+	// 501 not_implemented.
 	handle handlerFunc
 }
 
@@ -77,12 +78,12 @@ func (a *API) table() []endpoint {
 		{method: "GET", path: "/api/csrf", group: GroupAuth, public: true, handle: a.csrfToken},
 
 		// Collections
-		{method: "GET", path: "/api/v1/collections/invoices", group: GroupCollections, scope: tenancy.ScopeCollectionsRead,
+		{method: "GET", path: "/api/v1/collections/invoices", group: GroupCollections,
 			tenant: true, permission: tenancy.PermInvoicesRead, handle: with(a.cfg.Billing, a.listInvoices)},
-		{method: "POST", path: "/api/v1/collections/invoices", group: GroupCollections, scope: tenancy.ScopeCollectionsWrite,
+		{method: "POST", path: "/api/v1/collections/invoices", group: GroupCollections,
 			tenant: true, permission: tenancy.PermInvoicesWrite, module: catalog.ModuleInvoices, idempotent: true,
 			handle: with(a.cfg.Billing, a.createInvoice)},
-		{method: "GET", path: "/api/v1/collections/invoices/{id}", group: GroupCollections, scope: tenancy.ScopeCollectionsRead,
+		{method: "GET", path: "/api/v1/collections/invoices/{id}", group: GroupCollections,
 			tenant: true, permission: tenancy.PermInvoicesRead, handle: with(a.cfg.Billing, a.getInvoice)},
 
 		// Tenant management
@@ -96,11 +97,11 @@ func (a *API) table() []endpoint {
 			permission: tenancy.PermNotificationsRead, handle: a.listNotifications},
 
 		// Support
-		{method: "GET", path: "/api/tickets", group: GroupSupport, scope: tenancy.ScopeTicketsRead, tenant: true,
+		{method: "GET", path: "/api/tickets", group: GroupSupport, tenant: true,
 			permission: tenancy.PermTicketsRead, module: catalog.ModuleTickets, handle: with(a.cfg.Support, a.listTickets)},
-		{method: "POST", path: "/api/tickets", group: GroupSupport, scope: tenancy.ScopeTicketsWrite, tenant: true,
+		{method: "POST", path: "/api/tickets", group: GroupSupport, tenant: true,
 			permission: tenancy.PermTicketsWrite, module: catalog.ModuleTickets, idempotent: true, handle: with(a.cfg.Support, a.createTicket)},
-		{method: "GET", path: "/api/tickets/{id}", group: GroupSupport, scope: tenancy.ScopeTicketsRead, tenant: true,
+		{method: "GET", path: "/api/tickets/{id}", group: GroupSupport, tenant: true,
 			permission: tenancy.PermTicketsRead, module: catalog.ModuleTickets, handle: with(a.cfg.Support, a.getTicket)},
 
 		// Contracts & Billing
@@ -140,8 +141,11 @@ func (a *API) buildRoutes() []Route {
 	return routes
 }
 
+// scope is the credential scope the endpoint needs: its permission's.
+func (ep endpoint) scope() tenancy.Scope { return ep.permission.Scope() }
+
 // with returns handle when the service it needs is configured, else nil
-// (501): a host app may serve only some groups.
+// (501 not configured): a host app may serve only some groups.
 func with[S any](service *S, handle handlerFunc) handlerFunc {
 	if service == nil {
 		return nil
@@ -149,9 +153,8 @@ func with[S any](service *S, handle handlerFunc) handlerFunc {
 	return handle
 }
 
-// notImplemented answers endpoints whose service the host did not
-// configure (with returned nil): the payment webhook without a secret, a
-// host serving only some groups.
-func notImplemented(w http.ResponseWriter, r *http.Request) error {
+// notConfigured answers endpoints whose service this server runs without
+// (a host app serving only some groups, a webhook without a verifier).
+func notConfigured(w http.ResponseWriter, r *http.Request) error {
 	return NewProblem(http.StatusNotImplemented, CodeNotImplemented, "this endpoint is not configured on this server")
 }

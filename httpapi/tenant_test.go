@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +121,69 @@ func TestSelectValidation(t *testing.T) {
 			wantProblem(t, e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: e.keyAll}),
 				http.StatusConflict, "tenant_not_selected")
 		})
+	})
+}
+
+// TestAccessMatrixEffective checks that effective lists what the caller
+// may do with the credential it called with: its role's permissions whose
+// scope the credential carries, no more. Each listed (or missing)
+// permission is then tried on an endpoint that needs it.
+func TestAccessMatrixEffective(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
+		owner := []string{"billing:preview", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read",
+			"invoices:read", "invoices:write", "members:manage", "notifications:read", "tickets:read", "tickets:write"}
+		tests := []struct {
+			name   string
+			bearer string
+			want   []string
+		}{
+			{"OwnerEveryScope", e.keyAll, owner},
+			{"OwnerTicketsReadOnly", e.keyNone, []string{"billing:preview", "contracts:read", "contracts:submit", "entitlements:manage",
+				"entitlements:read", "members:manage", "notifications:read", "tickets:read"}},
+			{"BillingCollectionsScopes", e.keyBob, []string{"billing:preview", "contracts:read", "contracts:submit", "entitlements:read",
+				"invoices:read", "invoices:write", "notifications:read"}},
+			{"OwnerNoScopes", jwtFor(t, "alice@acme.test", func(c jwt.MapClaims) { delete(c, "scope") }), []string{"billing:preview",
+				"contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read", "members:manage", "notifications:read"}},
+		}
+		// probes are endpoints that need a permission with a scope.
+		probes := []struct {
+			permission string
+			req        request
+		}{
+			{"tickets:read", request{method: "GET", path: "/api/tickets"}},
+			{"tickets:write", request{method: "POST", path: "/api/tickets", body: `{"subject":"s","description":"d"}`}},
+			{"invoices:read", request{method: "GET", path: "/api/v1/collections/invoices"}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				r := e.do(t, request{method: "GET", path: "/api/tenant/access-matrix", bearer: tt.bearer, header: acme})
+				if r.status != http.StatusOK {
+					t.Fatalf("access matrix: %d %s", r.status, r.body)
+				}
+				m := r.json(t)
+				var effective []string
+				for _, p := range m["effective"].([]any) {
+					effective = append(effective, p.(string))
+				}
+				if !slices.Equal(effective, tt.want) {
+					t.Errorf("effective = %v\n     want %v", effective, tt.want)
+				}
+				if n := len(m["permissions"].([]any)); n != len(owner) {
+					t.Errorf("permissions has %d entries, want every one (%d)", n, len(owner))
+				}
+				if scopes, _ := m["required_scopes"].(map[string]any); scopes["tickets:write"] != "tickets:write" {
+					t.Errorf("required_scopes = %v, want tickets:write for tickets:write", m["required_scopes"])
+				}
+				for _, probe := range probes {
+					req := probe.req
+					req.bearer, req.header = tt.bearer, acme
+					r := e.do(t, req)
+					if may := slices.Contains(effective, probe.permission); may != (r.status != http.StatusForbidden) {
+						t.Errorf("effective has %s = %v, but %s %s answered %d %s", probe.permission, may, req.method, req.path, r.status, r.body)
+					}
+				}
+			})
+		}
 	})
 }

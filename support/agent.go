@@ -40,9 +40,9 @@ func (s *Service) Transition(ctx context.Context, tenantID, ticketID string, to 
 		}
 		if !CanTransition(t.Status, to) {
 			if t.Status == StatusClosed {
-				return fmt.Errorf("ticket is closed, which is final: %w", ErrConflict)
+				return conflict("ticket is closed, which is final")
 			}
-			return fmt.Errorf("a %s ticket can only move to %s: %w", t.Status, join(Transitions(t.Status)), ErrConflict)
+			return conflict("a %s ticket can only move to %s", t.Status, join(Transitions(t.Status)))
 		}
 		t.Status = to
 		t.UpdatedAt = s.clock()
@@ -71,7 +71,7 @@ func (s *Service) Assign(ctx context.Context, tenantID, ticketID string, assigne
 			return nil
 		}
 		if t.Status == StatusClosed {
-			return fmt.Errorf("ticket is closed, which is final: %w", ErrConflict)
+			return conflict("ticket is closed, which is final")
 		}
 		t.AssigneeID = assignee
 		t.UpdatedAt = s.clock()
@@ -92,7 +92,7 @@ func (s *Service) SetPriority(ctx context.Context, tenantID, ticketID string, p 
 			return nil
 		}
 		if t.Status == StatusClosed {
-			return fmt.Errorf("ticket is closed, which is final: %w", ErrConflict)
+			return conflict("ticket is closed, which is final")
 		}
 		t.Priority = p
 		t.UpdatedAt = s.clock()

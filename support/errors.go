@@ -2,14 +2,16 @@ package support
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
 
 // Sentinel errors of the support domain. Service methods wrap them with
-// context; match them with errors.Is. Errors from Entitlements (a disabled
-// module, a used-up allowance) pass through wrapped, so they still match
-// tenancy.ErrModuleDisabled and tenancy.ErrLimitExceeded.
+// context; match them with errors.Is. A client is shown the error's own
+// sentence, never the context wrapped around it. Errors from Entitlements
+// (a disabled module, a used-up allowance) pass through wrapped, so they
+// still match tenancy.ErrModuleDisabled and tenancy.ErrLimitExceeded.
 var (
 	// ErrNotFound: the ticket does not exist, or belongs to another tenant
 	// (which is indistinguishable on purpose).
@@ -51,6 +53,24 @@ func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
 
 // FieldErrors returns field path → message, for the HTTP edge.
 func (e *InvalidError) FieldErrors() map[string]string { return e.Fields }
+
+// conflictError is ErrConflict worded for the case at hand ("ticket is
+// closed, which is final"). It matches ErrConflict.
+type conflictError struct{ msg string }
+
+// conflict returns a conflictError with the formatted sentence.
+func conflict(format string, args ...any) error {
+	return &conflictError{msg: fmt.Sprintf(format, args...)}
+}
+
+// Error implements error.
+func (e *conflictError) Error() string { return e.msg }
+
+// Detail is the sentence a client is shown.
+func (e *conflictError) Detail() string { return e.msg }
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *conflictError) Is(target error) bool { return target == ErrConflict }
 
 // fieldErrors collects validation failures; the first message per field wins.
 type fieldErrors map[string]string

@@ -156,6 +156,11 @@ func TestTransitionErrors(t *testing.T) {
 		if want := "a solved ticket can only move to open, closed"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Transition(solved → pending) = %v, want an error saying %q", err, want)
 		}
+		// What a client is shown: the sentence alone, without the context.
+		var d interface{ Detail() string }
+		if want := "a solved ticket can only move to open, closed"; !errors.As(err, &d) || d.Detail() != want {
+			t.Errorf("Transition(solved → pending) = %v, want a Detail() of %q", err, want)
+		}
 		mustTransition(t, u.svc, unitTenant, tk.ID, support.StatusClosed)
 		_, err = u.svc.Transition(ctx, unitTenant, tk.ID, support.StatusOpen)
 		if want := "closed, which is final"; !errors.Is(err, support.ErrConflict) || !strings.Contains(err.Error(), want) {

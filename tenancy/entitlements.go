@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -123,21 +124,21 @@ type Allowance struct {
 // that is not metered; ErrNotFound for an unknown tenant.
 func (s *Service) Allowance(ctx context.Context, tenantID, module, feature string) (Allowance, error) {
 	if !catalog.Metered(feature) {
-		return Allowance{}, fmt.Errorf("tenancy: allowance of %q: %w", feature, invalid("feature", "not a metered feature"))
+		return Allowance{}, fmt.Errorf("tenancy: allowance of %q: %w", feature, invalid("feature", "is not a metered feature"))
 	}
 	st, plan, err := s.state(ctx, tenantID, "")
 	if err != nil {
 		return Allowance{}, err
 	}
 	if !s.moduleOn(plan, st.AddOns, st.Toggles, module) {
-		return Allowance{}, fmt.Errorf("tenancy: module %s: %w", module, ErrModuleDisabled)
+		return Allowance{}, fmt.Errorf("tenancy: %w", &ModuleDisabledError{Module: module})
 	}
 	return Allowance{TenantID: tenantID, Feature: feature, Limit: limitOf(st, plan, feature)}, nil
 }
 
 // Use spends n (at least 1) units of a's feature in the current period.
-// ErrLimitExceeded when a.Limit would be passed, under any concurrency;
-// nothing is used then.
+// A *LimitError (matching ErrLimitExceeded) when a.Limit would be passed,
+// under any concurrency; nothing is used then.
 //
 // The increment, and the entitlement.threshold notification when it
 // crosses 80 % or reaches 100 % of a finite limit, run on the transaction
@@ -149,7 +150,7 @@ func (s *Service) Allowance(ctx context.Context, tenantID, module, feature strin
 // and the tenant told, only if their insert commits.
 func (s *Service) Use(ctx context.Context, a Allowance, n int64) error {
 	if !catalog.Metered(a.Feature) {
-		return fmt.Errorf("tenancy: consume %q: %w", a.Feature, invalid("feature", "not a metered feature"))
+		return fmt.Errorf("tenancy: consume %q: %w", a.Feature, invalid("feature", "is not a metered feature"))
 	}
 	if n < 1 {
 		return fmt.Errorf("tenancy: consume %d %s: %w", n, a.Feature, invalid("n", "must be at least 1"))
@@ -158,6 +159,9 @@ func (s *Service) Use(ctx context.Context, a Allowance, n int64) error {
 	period, _, _ := Period(now)
 	return s.store.JoinTx(ctx, func(ctx context.Context) error {
 		after, err := s.store.ConsumeUsage(ctx, a.TenantID, a.Feature, period, n, a.Limit)
+		if errors.Is(err, ErrLimitExceeded) {
+			err = s.limitError(ctx, a, period, now)
+		}
 		if err != nil {
 			return fmt.Errorf("tenancy: consume %s for %s: %w", a.Feature, a.TenantID, err)
 		}
@@ -165,16 +169,39 @@ func (s *Service) Use(ctx context.Context, a Allowance, n int64) error {
 	})
 }
 
+// limitError describes a's limit for a refused Use in period: what the
+// tenant has used (read after the refusal, which left it unchanged) and
+// when the period ends. Only the refusal pays for the read.
+func (s *Service) limitError(ctx context.Context, a Allowance, period string, now time.Time) error {
+	used, err := s.store.Usage(ctx, a.TenantID, a.Feature, period)
+	if err != nil {
+		return err
+	}
+	_, _, end := Period(now)
+	return &LimitError{Feature: a.Feature, Unit: strings.ToLower(s.featureName(a.Feature)),
+		Limit: a.Limit, Usage: used, ResetsAt: end}
+}
+
+// featureName names a feature for people: its module's name when a module
+// shares its id ("Tickets" for support.tickets), else the id itself.
+func (s *Service) featureName(feature string) string {
+	if m, ok := s.catalog.Module(feature); ok {
+		return m.Name
+	}
+	return feature
+}
+
 // Consume uses n (at least 1) units of a metered feature
 // (catalog.FeatureInvoices, catalog.FeatureTickets) in the current period,
 // whether or not its module is on (Allowance checks that too).
-// ErrLimitExceeded when the tenant's limit would be passed, under any
-// concurrency; nothing is used then. Transactions as Use: callers wrap
-// Consume and the insert it guards in one database.RunInTx, so that the
-// unit is spent, and the tenant told, only if their insert commits.
+// A *LimitError (matching ErrLimitExceeded) when the tenant's limit would
+// be passed, under any concurrency; nothing is used then. Transactions as
+// Use: callers wrap Consume and the insert it guards in one
+// database.RunInTx, so that the unit is spent, and the tenant told, only
+// if their insert commits.
 func (s *Service) Consume(ctx context.Context, tenantID, feature string, n int64) error {
 	if !catalog.Metered(feature) {
-		return fmt.Errorf("tenancy: consume %q: %w", feature, invalid("feature", "not a metered feature"))
+		return fmt.Errorf("tenancy: consume %q: %w", feature, invalid("feature", "is not a metered feature"))
 	}
 	if n < 1 {
 		return fmt.Errorf("tenancy: consume %d %s: %w", n, feature, invalid("n", "must be at least 1"))

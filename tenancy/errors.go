@@ -1,9 +1,15 @@
 package tenancy
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Sentinel errors of the tenancy domain. Service methods wrap them with
-// context; match them with errors.Is.
+// context; match them with errors.Is. Each message is a sentence a client
+// may be shown as it is; the context wrapped around it is for logs.
 var (
 	// ErrNotFound: the tenant, user, key or membership does not exist, or
 	// is not visible to the caller (another tenant's resource is "not found").
@@ -15,19 +21,76 @@ var (
 	// ErrUnauthenticated: the credential is unknown, revoked or expired.
 	ErrUnauthenticated = errors.New("invalid credential")
 	// ErrNotMember: the user is not a member of the tenant they named.
-	ErrNotMember = errors.New("not a member of this tenant")
+	ErrNotMember = errors.New("you are not a member of this tenant")
 	// ErrTenantNotSelected: the caller belongs to several tenants and has
 	// not chosen one (POST /api/tenant/select or X-Tenant-ID).
-	ErrTenantNotSelected = errors.New("no active tenant selected: choose one with POST /api/tenant/select or the X-Tenant-ID header")
+	ErrTenantNotSelected = errors.New("no active tenant selected; choose one with POST /api/tenant/select or the X-Tenant-ID header")
 	// ErrNoTenant: the caller belongs to no tenant at all.
-	ErrNoTenant = errors.New("the caller is not a member of any tenant")
+	ErrNoTenant = errors.New("you are not a member of any tenant")
 	// ErrForbidden: the caller's role lacks the permission.
 	ErrForbidden = errors.New("your role does not allow this")
-	// ErrModuleDisabled: the module behind an operation is off for the tenant.
+	// ErrModuleDisabled: the module behind an operation is off for the
+	// tenant. Service methods return a *ModuleDisabledError, which names
+	// the module and matches it.
 	ErrModuleDisabled = errors.New("module disabled for this tenant")
-	// ErrLimitExceeded: consuming would pass the tenant's entitlement limit.
+	// ErrLimitExceeded: consuming would pass the tenant's entitlement
+	// limit. Service methods return a *LimitError, which says which limit
+	// and matches it.
 	ErrLimitExceeded = errors.New("entitlement limit exceeded")
 )
+
+// ModuleDisabledError says that a module is off for a tenant. It matches
+// ErrModuleDisabled.
+type ModuleDisabledError struct {
+	// Module is the catalog id of the module, e.g. "support.tickets".
+	Module string
+}
+
+// Error implements error.
+func (e *ModuleDisabledError) Error() string { return e.Detail() }
+
+// Detail is the sentence a client is shown:
+// "the support.tickets module is disabled for this tenant".
+func (e *ModuleDisabledError) Detail() string {
+	return fmt.Sprintf("the %s module is disabled for this tenant", e.Module)
+}
+
+// Is makes errors.Is(err, ErrModuleDisabled) true.
+func (e *ModuleDisabledError) Is(target error) bool { return target == ErrModuleDisabled }
+
+// LimitError says that using a metered feature would pass the tenant's
+// limit for the period; nothing was used. It matches ErrLimitExceeded.
+type LimitError struct {
+	// Feature is the metered feature, e.g. catalog.FeatureTickets.
+	Feature string
+	// Unit names what Feature counts, in the plural ("tickets").
+	Unit string
+	// Limit is the tenant's limit of Feature per period.
+	Limit int64
+	// Usage is what the tenant has used of Feature in the period.
+	Usage int64
+	// ResetsAt is when the period ends and usage starts again from zero.
+	ResetsAt time.Time
+}
+
+// Error implements error.
+func (e *LimitError) Error() string { return e.Detail() }
+
+// Detail is the sentence a client is shown:
+// "monthly limit of 3 tickets reached; resets 2026-12-01T00:00:00Z".
+func (e *LimitError) Detail() string {
+	unit := e.Unit
+	if unit == "" {
+		unit = e.Feature
+	}
+	if e.Limit == 1 {
+		unit = strings.TrimSuffix(unit, "s")
+	}
+	return fmt.Sprintf("monthly limit of %d %s reached; resets %s", e.Limit, unit, e.ResetsAt.UTC().Format(time.RFC3339))
+}
+
+// Is makes errors.Is(err, ErrLimitExceeded) true.
+func (e *LimitError) Is(target error) bool { return target == ErrLimitExceeded }
 
 // InvalidError lists the fields that failed validation, field → message.
 // It matches ErrInvalid with errors.Is.

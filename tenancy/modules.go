@@ -91,15 +91,16 @@ func (s *Service) EnabledModules(ctx context.Context, tenantID string) ([]string
 	return on, nil
 }
 
-// RequireModule returns ErrModuleDisabled unless module is on for the tenant.
-// It reads the tenant's state once.
+// RequireModule returns a *ModuleDisabledError (matching
+// ErrModuleDisabled) unless module is on for the tenant. It reads the
+// tenant's state once.
 func (s *Service) RequireModule(ctx context.Context, tenantID, module string) error {
 	st, plan, err := s.state(ctx, tenantID, "")
 	if err != nil {
 		return err
 	}
 	if !s.moduleOn(plan, st.AddOns, st.Toggles, module) {
-		return fmt.Errorf("tenancy: module %s: %w", module, ErrModuleDisabled)
+		return fmt.Errorf("tenancy: %w", &ModuleDisabledError{Module: module})
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package tenancy
 
 import (
+	"maps"
 	"slices"
 	"sort"
 )
@@ -70,6 +71,22 @@ var matrix = map[Role][]Permission{
 	},
 }
 
+// permissionScopes is which credential scope each permission needs, on
+// top of the role: a key without collections:write cannot write invoices,
+// whatever its user's role. Permissions not listed need no scope. It is
+// data, not code, so that the route table's scope checks and the access
+// matrix's effective permissions cannot disagree.
+var permissionScopes = map[Permission]Scope{
+	PermInvoicesRead:  ScopeCollectionsRead,
+	PermInvoicesWrite: ScopeCollectionsWrite,
+	PermTicketsRead:   ScopeTicketsRead,
+	PermTicketsWrite:  ScopeTicketsWrite,
+}
+
+// Scope returns the credential scope that using p needs, "" when p needs
+// none.
+func (p Permission) Scope() Scope { return permissionScopes[p] }
+
 // Permissions returns every permission, sorted.
 func Permissions() []Permission {
 	all := slices.Clone(matrix[RoleOwner])
@@ -88,13 +105,23 @@ func PermissionsOf(r Role) []Permission {
 // Can reports whether role r holds permission p.
 func (r Role) Can(p Permission) bool { return slices.Contains(matrix[r], p) }
 
-// AccessMatrix is the access matrix as seen by one member of a tenant.
+// AccessMatrix is the access matrix as seen by one member of a tenant
+// through one credential.
 type AccessMatrix struct {
-	TenantID    string       `json:"tenant_id"`
-	Role        Role         `json:"role"`
-	Roles       []RoleGrants `json:"roles"`
+	// TenantID is the tenant the matrix is for.
+	TenantID string `json:"tenant_id"`
+	// Role is the caller's role in the tenant.
+	Role Role `json:"role"`
+	// Roles is the whole matrix: each role with its permissions.
+	Roles []RoleGrants `json:"roles"`
+	// Permissions is every permission there is, whoever holds it.
 	Permissions []Permission `json:"permissions"`
-	Effective   []Permission `json:"effective"`
+	// RequiredScopes maps each permission that needs a credential scope
+	// to that scope.
+	RequiredScopes map[Permission]Scope `json:"required_scopes"`
+	// Effective is what the caller may do here: the permissions of Role
+	// whose required scope the caller's credential carries.
+	Effective []Permission `json:"effective"`
 }
 
 // RoleGrants is one row of the access matrix.
@@ -103,9 +130,17 @@ type RoleGrants struct {
 	Permissions []Permission `json:"permissions"`
 }
 
-// MatrixFor builds the access matrix of a tenant for a caller with role r.
-func MatrixFor(tenantID string, r Role) AccessMatrix {
-	m := AccessMatrix{TenantID: tenantID, Role: r, Permissions: Permissions(), Effective: PermissionsOf(r)}
+// MatrixFor builds the access matrix of a tenant for a caller with role r
+// whose credential carries scopes: Effective holds the permissions of r
+// that need no scope or one of scopes.
+func MatrixFor(tenantID string, r Role, scopes []Scope) AccessMatrix {
+	m := AccessMatrix{TenantID: tenantID, Role: r, Permissions: Permissions(),
+		RequiredScopes: maps.Clone(permissionScopes), Effective: []Permission{}}
+	for _, p := range PermissionsOf(r) {
+		if sc := p.Scope(); sc == "" || slices.Contains(scopes, sc) {
+			m.Effective = append(m.Effective, p)
+		}
+	}
 	for _, role := range Roles() {
 		m.Roles = append(m.Roles, RoleGrants{Role: role, Permissions: PermissionsOf(role)})
 	}

@@ -99,7 +99,7 @@ func TestMatrixFor(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := tenancy.MatrixFor("ten_x", tc.role)
+			m := tenancy.MatrixFor("ten_x", tc.role, tenancy.Scopes())
 			if m.TenantID != "ten_x" || m.Role != tc.role {
 				t.Fatalf("MatrixFor: got tenant %s role %s, want ten_x %s", m.TenantID, m.Role, tc.role)
 			}
@@ -121,12 +121,28 @@ func TestMatrixFor(t *testing.T) {
 			}
 		})
 	}
+	t.Run("EffectiveNeedsScopes", func(t *testing.T) {
+		m := tenancy.MatrixFor("ten_x", tenancy.RoleOwner, []tenancy.Scope{tenancy.ScopeTicketsRead})
+		for _, p := range tenancy.PermissionsOf(tenancy.RoleOwner) {
+			want := p.Scope() == "" || p.Scope() == tenancy.ScopeTicketsRead
+			if got := slices.Contains(m.Effective, p); got != want {
+				t.Errorf("Effective has %s = %v, want %v (it needs scope %q)", p, got, want, p.Scope())
+			}
+		}
+		if !slices.Equal(m.Permissions, tenancy.Permissions()) {
+			t.Errorf("Permissions = %v, want every permission", m.Permissions)
+		}
+	})
 	t.Run("CallerCannotChangeMatrix", func(t *testing.T) {
-		m := tenancy.MatrixFor("ten_x", tenancy.RoleMember)
+		m := tenancy.MatrixFor("ten_x", tenancy.RoleMember, tenancy.Scopes())
 		m.Effective = append(m.Effective[:0], tenancy.PermMembersManage)
 		m.Roles[4].Permissions[0] = tenancy.PermMembersManage
 		if tenancy.RoleMember.Can(tenancy.PermMembersManage) {
 			t.Fatalf("editing a MatrixFor result granted %s to %s", tenancy.PermMembersManage, tenancy.RoleMember)
+		}
+		m.RequiredScopes[tenancy.PermTicketsWrite] = tenancy.ScopeTicketsRead
+		if got := tenancy.PermTicketsWrite.Scope(); got != tenancy.ScopeTicketsWrite {
+			t.Fatalf("editing a MatrixFor result changed the scope of %s to %s", tenancy.PermTicketsWrite, got)
 		}
 	})
 }

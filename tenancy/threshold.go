@@ -48,10 +48,7 @@ func (s *Service) notifyThresholds(ctx context.Context, tenantID, feature string
 }
 
 func (s *Service) thresholdNotification(feature string, pct, limit, usage int64, start, end time.Time) NewNotification {
-	name := feature
-	if m, ok := s.catalog.Module(feature); ok {
-		name = m.Name
-	}
+	name := s.featureName(feature)
 	month, unit := start.Format("January 2006"), strings.ToLower(name)
 	n := NewNotification{
 		Type: NotificationEntitlementThreshold,
