@@ -185,10 +185,23 @@ func (a *API) GroupHandler(g Group) http.Handler {
 // net/http's compose the API from it; wrap the router with Wrap.
 func (a *API) Routes() []Route { return a.routes }
 
-// Wrap adds the outer middleware every request needs: request id, access
-// log and panic recovery.
+// Wrap adds the outer middleware every request needs: request id,
+// X-Content-Type-Options: nosniff, access log and panic recovery. Every
+// response that passes through it carries nosniff, including the 404 and
+// 405 answers of Unmatched and anything else the wrapped router serves
+// (cmd/server's /metrics).
 func (a *API) Wrap(h http.Handler) http.Handler {
-	return requestID(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(h))))
+	return requestID(noSniff(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(h)))))
+}
+
+// noSniff sets X-Content-Type-Options: nosniff before next runs, so that
+// every answer, problems included, tells browsers to trust its
+// Content-Type rather than guess one from the body.
+func noSniff(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // NotFound answers a path no route matches with a 404 problem.

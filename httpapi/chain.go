@@ -17,6 +17,9 @@ import (
 // body limit → authentication (401) → rate limit (429) → CSRF (403
 // csrf_failed) → scope (403 insufficient_scope) → tenant (409/403) → role
 // (403 forbidden) → module (403 module_disabled) → idempotency → handler.
+// Before all of them every answer gets X-Content-Type-Options: nosniff
+// (as under Wrap, for hosts that mount Routes without it) and
+// Cache-Control: no-store (noStore).
 func (a *API) chain(ep endpoint) http.Handler {
 	handle := ep.handle
 	if handle == nil {
@@ -63,7 +66,19 @@ func (a *API) chain(ep endpoint) http.Handler {
 	if ep.maxBody > 0 {
 		maxBody = ep.maxBody
 	}
-	return limitBody(maxBody)(h)
+	return noSniff(noStore(limitBody(maxBody)(h)))
+}
+
+// noStore marks every answer of a route Cache-Control: no-store before
+// anything else runs, so that no cache keeps a caller's own data, nor the
+// 401, 403, 413 or 429 that may come instead. The routes whose answer is
+// the same for everyone (the public catalog, the OpenAPI document) replace
+// it with their own caching headers on success.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // resolveTenant finds the tenant the request acts for and checks the

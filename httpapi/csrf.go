@@ -18,8 +18,8 @@ import (
 // browser attaches to requests other sites trigger, so every unsafe request
 // it authenticates must also carry a token the other site cannot know. The
 // tokens are signed (HMAC) and bound to the session, so one stolen from or
-// planted in another session is useless, and are also set as a cookie for
-// the classic double-submit check.
+// planted in another session is useless, and are also set as a cookie that
+// must come back with the token (double submit).
 const (
 	csrfCookieName = "tenantkit_csrf" // cookie holding the caller's current token
 	csrfHeader     = "X-CSRF-Token"   // where API clients send the token
@@ -118,18 +118,22 @@ func (c *csrfTokens) verify(token, binding string) error {
 // cookie. It is only for unsafe methods (POST, PUT, PATCH, DELETE): callers
 // skip safe ones (see isSafeMethod), which must not change state, and
 // requests with a bearer credential, which browsers never attach on their
-// own. The token from the request (csrfTokenFromRequest) must match the CSRF
-// cookie when that cookie is present (double submit) and must verify against
-// binding.
+// own. Both halves of the double submit are required: the token from the
+// request (csrfTokenFromRequest) and the CSRF cookie GET /api/csrf set,
+// which must be equal; and the token must verify against binding, so one
+// issued to another session (or to no session) is refused even when a
+// matching cookie was planted.
 func (c *csrfTokens) check(r *http.Request, binding string) error {
 	token := csrfTokenFromRequest(r)
 	if token == "" {
 		return csrfFailed("missing CSRF token")
 	}
-	if cookie, err := r.Cookie(csrfCookieName); err == nil {
-		if subtle.ConstantTimeCompare([]byte(cookie.Value), []byte(token)) != 1 {
-			return csrfFailed("CSRF token does not match the CSRF cookie")
-		}
+	cookie, err := r.Cookie(csrfCookieName)
+	if err != nil || cookie.Value == "" {
+		return csrfFailed("missing CSRF cookie: get a token from GET /api/csrf, which sets it")
+	}
+	if subtle.ConstantTimeCompare([]byte(cookie.Value), []byte(token)) != 1 {
+		return csrfFailed("CSRF token does not match the CSRF cookie")
 	}
 	return c.verify(token, binding)
 }

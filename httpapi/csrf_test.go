@@ -126,6 +126,7 @@ func TestCSRFCheck(t *testing.T) {
 	c := mustCSRF(t, clock)
 	tok, _ := c.issue("sess")
 	other, _ := c.issue("sess")
+	otherSess, _ := c.issue("other-sess")
 	const form = "application/x-www-form-urlencoded"
 
 	tests := []struct {
@@ -137,15 +138,17 @@ func TestCSRFCheck(t *testing.T) {
 		wantDetail  string // "" means valid
 	}{
 		{name: "HeaderAndCookie", header: tok, cookie: tok},
-		{name: "HeaderWithoutCookie", header: tok},
+		{name: "HeaderWithoutCookie", header: tok, wantDetail: "missing CSRF cookie: get a token from GET /api/csrf, which sets it"},
 		{name: "FormField", contentType: form, body: "name=x&csrf_token=" + tok, cookie: tok},
-		{name: "FormFieldWithCharset", contentType: form + "; charset=utf-8", body: "csrf_token=" + tok},
-		{name: "HeaderWinsOverForm", header: tok, contentType: form, body: "csrf_token=garbage"},
+		{name: "FormFieldWithCharset", contentType: form + "; charset=utf-8", body: "csrf_token=" + tok, cookie: tok},
+		{name: "FormFieldWithoutCookie", contentType: form, body: "csrf_token=" + tok, wantDetail: "missing CSRF cookie: get a token from GET /api/csrf, which sets it"},
+		{name: "FormFieldCookieMismatch", contentType: form, body: "csrf_token=" + tok, cookie: other, wantDetail: "CSRF token does not match the CSRF cookie"},
+		{name: "HeaderWinsOverForm", header: tok, contentType: form, body: "csrf_token=garbage", cookie: tok},
 		{name: "Missing", cookie: tok, wantDetail: "missing CSRF token"},
 		{name: "CookieOnly", cookie: tok, contentType: "application/json", body: `{"csrf_token":"` + tok + `"}`, wantDetail: "missing CSRF token"},
 		{name: "MultipartIgnored", contentType: "multipart/form-data; boundary=x", body: "--x\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\n" + tok + "\r\n--x--\r\n", wantDetail: "missing CSRF token"},
 		{name: "CookieMismatch", header: tok, cookie: other, wantDetail: "CSRF token does not match the CSRF cookie"},
-		{name: "ValidButOtherSession", header: mustIssue(c, "other-sess"), wantDetail: "CSRF token invalid for this session"},
+		{name: "ValidButOtherSession", header: otherSess, cookie: otherSess, wantDetail: "CSRF token invalid for this session"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,12 +175,6 @@ func TestCSRFCheck(t *testing.T) {
 			}
 		})
 	}
-}
-
-// mustIssue returns a token for binding.
-func mustIssue(c *csrfTokens, binding string) string {
-	tok, _ := c.issue(binding)
-	return tok
 }
 
 func TestCSRFTokenFromRequestKeepsJSONBody(t *testing.T) {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/tenantkit/tenantkit/internal/idempotency"
@@ -22,7 +24,13 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 // IdempotencyTTL is how long an Idempotency-Key is remembered.
 const IdempotencyTTL = 24 * time.Hour
 
-var idempotencyKeyRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,255}$`)
+// maxIdempotencyKeyLen bounds a key, in characters (bytes: keys are
+// ASCII).
+const maxIdempotencyKeyLen = 255
+
+// bareIdempotencyKeyRE is the unquoted form tenantkit accepted before it
+// parsed the header as the draft defines it; still accepted.
+var bareIdempotencyKeyRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,255}$`)
 
 // IdempotencyScope is where a key is unique: per tenant and credential.
 type IdempotencyScope = idempotency.Scope
@@ -60,13 +68,14 @@ func (e *errServerFault) Error() string { return fmt.Sprintf("server fault: stat
 // idempotent runs handle under the request's Idempotency-Key: the first
 // request runs and its response (anything but a 5xx) is stored in the same
 // transaction as its effects; a retry with the same body gets that response
-// again with Idempotent-Replayed: true; another body is 422; a concurrent
-// retry waits for the first and then replays it.
+// again with Idempotent-Replayed: true; another body is 422; a retry while
+// the first is still running is 409 conflict, at once.
 func (a *API) idempotent(w http.ResponseWriter, r *http.Request, handle handlerFunc) error {
-	key := r.Header.Get(IdempotencyKeyHeader)
-	if !idempotencyKeyRE.MatchString(key) {
-		return invalidRequest("Idempotency-Key must be 1-255 characters of letters, digits and ._:-",
-			FieldError{Field: IdempotencyKeyHeader, Code: "invalid", Message: "malformed idempotency key"})
+	key, err := parseIdempotencyKey(r.Header.Values(IdempotencyKeyHeader))
+	if err != nil {
+		return invalidRequest("Idempotency-Key must be a quoted string of 1-255 printable ASCII characters, "+
+			`e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" (or, unquoted, 1-255 letters, digits and ._:-)`,
+			FieldError{Field: IdempotencyKeyHeader, Code: "invalid", Message: err.Error()})
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -149,4 +158,160 @@ func (c *responseCapture) statusCode() int {
 		return http.StatusOK
 	}
 	return c.status
+}
+
+// parseIdempotencyKey returns the key an Idempotency-Key header carries.
+// The draft defines the field as a Structured Field Item whose value is a
+// String (RFC 8941), e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324": the key
+// is the string's content, escapes undone. Parameters after it, which the
+// draft defines none of, are parsed and ignored. For compatibility the
+// unquoted form tenantkit accepted first, 1-255 letters, digits and ._:-,
+// is accepted too and names the same key as its quoted form. The field
+// must appear once, and the key must be 1-255 characters long.
+func parseIdempotencyKey(values []string) (string, error) {
+	if len(values) != 1 {
+		return "", errors.New("send one Idempotency-Key header")
+	}
+	v := strings.Trim(values[0], " \t")
+	if !strings.HasPrefix(v, `"`) {
+		if !bareIdempotencyKeyRE.MatchString(v) {
+			return "", errors.New("not a quoted string")
+		}
+		return v, nil
+	}
+	key, rest, err := sfStringPrefix(v)
+	if err != nil {
+		return "", err
+	}
+	if err := sfParams(rest); err != nil {
+		return "", err
+	}
+	if key == "" || len(key) > maxIdempotencyKeyLen {
+		return "", fmt.Errorf("the key must be 1-%d characters", maxIdempotencyKeyLen)
+	}
+	return key, nil
+}
+
+// sfStringPrefix parses the Structured Field String at the start of s
+// (RFC 8941, section 4.2.5) and returns its content and what follows it.
+func sfStringPrefix(s string) (value, rest string, err error) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", s, errors.New("not a quoted string")
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+			if i == len(s) || (s[i] != '"' && s[i] != '\\') {
+				return "", "", errors.New(`a backslash in a quoted string must escape " or \\`)
+			}
+			b.WriteByte(s[i])
+		case c == '"':
+			return b.String(), s[i+1:], nil
+		case c < 0x20 || c > 0x7e:
+			return "", "", errors.New("a quoted string holds only printable ASCII characters")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", errors.New("unterminated quoted string")
+}
+
+// sfParams checks that s is a Structured Field Item's parameters
+// (RFC 8941, section 4.2.3.2): any number of ;key or ;key=value, each value a bare
+// item. Their meaning is not needed, so nothing is returned.
+func sfParams(s string) error {
+	for s != "" {
+		if s[0] != ';' {
+			return errors.New("unexpected characters after the quoted string")
+		}
+		s = strings.TrimLeft(s[1:], " ")
+		n := 0
+		for n < len(s) && (n == 0 && isLCAlpha(s[n]) || n == 0 && s[n] == '*' ||
+			n > 0 && (isLCAlpha(s[n]) || isDigit(s[n]) || strings.IndexByte("_-.*", s[n]) >= 0)) {
+			n++
+		}
+		if n == 0 {
+			return errors.New("malformed parameter after the quoted string")
+		}
+		s = s[n:]
+		if !strings.HasPrefix(s, "=") {
+			continue // a parameter without a value is true
+		}
+		var err error
+		if s, err = sfBareItemRest(s[1:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sfBareItemRest skips the bare item (RFC 8941, section 4.2.3.1: Integer,
+// Decimal, String, Token, Byte Sequence or Boolean) at the start of s and
+// returns what follows it.
+func sfBareItemRest(s string) (string, error) {
+	bad := errors.New("malformed parameter value after the quoted string")
+	if s == "" {
+		return "", bad
+	}
+	switch c := s[0]; {
+	case c == '"':
+		_, rest, err := sfStringPrefix(s)
+		return rest, err
+	case c == '-' || isDigit(c): // Integer: -?1*15DIGIT; Decimal: -?1*12DIGIT "." 1*3DIGIT
+		i := 0
+		if c == '-' {
+			i++
+		}
+		start := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		whole := i - start
+		if i == len(s) || s[i] != '.' {
+			if whole < 1 || whole > 15 {
+				return "", bad
+			}
+			return s[i:], nil
+		}
+		i++
+		frac := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if whole < 1 || whole > 12 || i-frac < 1 || i-frac > 3 {
+			return "", bad
+		}
+		return s[i:], nil
+	case c == '?': // Boolean
+		if len(s) < 2 || (s[1] != '0' && s[1] != '1') {
+			return "", bad
+		}
+		return s[2:], nil
+	case c == ':': // Byte Sequence
+		end := strings.IndexByte(s[1:], ':')
+		if end < 0 {
+			return "", bad
+		}
+		if _, err := base64.StdEncoding.DecodeString(s[1 : 1+end]); err != nil {
+			return "", bad
+		}
+		return s[end+2:], nil
+	case c == '*' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z': // Token
+		i := 1
+		for i < len(s) && (isTChar(s[i]) || s[i] == ':' || s[i] == '/') {
+			i++
+		}
+		return s[i:], nil
+	}
+	return "", bad
+}
+
+func isLCAlpha(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool   { return '0' <= c && c <= '9' }
+
+// isTChar reports whether c is a tchar (RFC 9110, section 5.6.2).
+func isTChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c) || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

@@ -23,7 +23,10 @@ type RateDecision struct {
 	Limit int
 	// Remaining is how many more requests would be allowed right now.
 	Remaining int
-	// Reset is how long until the bucket is full again.
+	// Reset is how long until more quota is available: for a refused
+	// request, until one would be allowed (RetryAfter); for an allowed one,
+	// until the bucket holds one more token than Remaining says, or 0 when
+	// it is full. It is not the time until the bucket is full.
 	Reset time.Duration
 	// RetryAfter is, for a refused request, how long until one would be
 	// allowed; 0 when allowed.
@@ -117,7 +120,15 @@ func (m *memoryRateLimiter) Allow(_ context.Context, key string) (RateDecision, 
 	}
 	tokens := max(lim.TokensAt(now), 0)
 	d.Remaining = min(int(math.Floor(tokens)), m.burst)
-	d.Reset = time.Duration((float64(m.burst) - tokens) / float64(m.limit) * float64(time.Second))
+	switch {
+	case !d.Allowed:
+		d.Reset = d.RetryAfter
+	case tokens < float64(m.burst):
+		// The next whole token: the fraction of one still missing, at the
+		// refill rate.
+		missing := math.Floor(tokens) + 1 - tokens
+		d.Reset = time.Duration(missing / float64(m.limit) * float64(time.Second))
+	}
 	return d, nil
 }
 
@@ -173,9 +184,16 @@ func refillWindow(perSecond float64, burst int) time.Duration {
 //	RateLimit-Policy: "default";q=100;w=2
 //	RateLimit: "default";r=57;t=1
 //
-// q is the burst, w the refill window in seconds, r the remaining requests
-// and t the seconds until the bucket is full. A refused request also gets
-// Retry-After. Nothing is written when limiting is off (d.Limit 0).
+// q is the burst, w the refill window in seconds (how long an empty bucket
+// takes to fill), r the remaining requests. t is what the draft defines: the
+// seconds until additional quota is made available. For a token bucket that
+// is the wait for its next token (d.Reset, rounded up): on a refused
+// request the wait until one would be allowed, which Retry-After carries
+// too, with the same value; on an allowed one the wait until r grows by
+// one, 0 when the bucket is full. It is never the time until the bucket is
+// full again, which would keep a client waiting for up to w seconds when
+// its next request is allowed within one. Nothing is written when limiting
+// is off (d.Limit 0).
 func setRateLimitHeaders(w http.ResponseWriter, d RateDecision, policy string) {
 	if d.Limit <= 0 {
 		return
@@ -186,10 +204,13 @@ func setRateLimitHeaders(w http.ResponseWriter, d RateDecision, policy string) {
 	name := sfString(policy)
 	h := w.Header()
 	h.Set("RateLimit-Policy", fmt.Sprintf("%s;q=%d;w=%d", name, d.Limit, max(ceilSeconds(d.Window), 1)))
-	h.Set("RateLimit", fmt.Sprintf("%s;r=%d;t=%d", name, max(d.Remaining, 0), ceilSeconds(d.Reset)))
 	if !d.Allowed {
-		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds(d)))
+		retry := retryAfterSeconds(d)
+		h.Set("RateLimit", fmt.Sprintf("%s;r=0;t=%d", name, retry))
+		h.Set("Retry-After", strconv.Itoa(retry))
+		return
 	}
+	h.Set("RateLimit", fmt.Sprintf("%s;r=%d;t=%d", name, max(d.Remaining, 0), ceilSeconds(d.Reset)))
 }
 
 // rateLimited is the 429 answer to a refused request; the caller also sets

@@ -54,12 +54,32 @@ func (l *redisRateLimiter) Allow(ctx context.Context, key string) (RateDecision,
 	if err != nil {
 		return RateDecision{}, fmt.Errorf("httpapi: redis rate limit: %w", err)
 	}
-	return RateDecision{
+	d := RateDecision{
 		Allowed:    res.Allowed > 0,
 		Limit:      l.limit.Burst,
 		Remaining:  max(res.Remaining, 0),
-		Reset:      max(res.ResetAfter, 0),
 		RetryAfter: max(res.RetryAfter, 0), // -1 when allowed
 		Window:     l.window,
-	}, nil
+	}
+	if !d.Allowed {
+		d.Reset = d.RetryAfter
+	} else {
+		d.Reset = nextToken(res.ResetAfter, l.limit.Period/time.Duration(l.limit.Rate))
+	}
+	return d, nil
+}
+
+// nextToken is how long until a GCRA bucket that is full again in
+// untilFull, and gains one token every interval, holds one more whole
+// token: what is left of the interval now running, or 0 when the bucket
+// is full. (GCRA keeps how far the bucket is from full, in time; a token
+// comes back each time that crosses a multiple of interval.)
+func nextToken(untilFull, interval time.Duration) time.Duration {
+	if untilFull <= 0 || interval <= 0 {
+		return 0
+	}
+	if rest := untilFull % interval; rest > 0 {
+		return rest
+	}
+	return interval
 }

@@ -59,10 +59,15 @@ func TestRedisRateLimiter(t *testing.T) {
 		// the few milliseconds the test takes.
 		l := NewRedisRateLimiter(client, 1, 3)
 		key := uniqueRateKey(t, client)
+		// Reset is the wait for the next token (at most 1 s), not for the
+		// bucket to be full (up to 3 s).
 		for i, wantRemaining := range []int{2, 1, 0} {
 			d := mustAllow(t, l, key)
 			if !d.Allowed || d.Limit != 3 || d.Remaining != wantRemaining || d.RetryAfter != 0 || d.Window != 3*time.Second {
 				t.Errorf("request %d = %+v, want allowed, Limit 3, Remaining %d, Window 3s", i, d, wantRemaining)
+			}
+			if d.Reset <= 0 || d.Reset > time.Second {
+				t.Errorf("request %d: Reset = %v, want in (0, 1s]", i, d.Reset)
 			}
 		}
 		d := mustAllow(t, l, key)
@@ -72,8 +77,8 @@ func TestRedisRateLimiter(t *testing.T) {
 		if d.RetryAfter <= 0 || d.RetryAfter > time.Second {
 			t.Errorf("RetryAfter = %v, want in (0, 1s]", d.RetryAfter)
 		}
-		if d.Reset <= 2*time.Second || d.Reset > 3*time.Second {
-			t.Errorf("Reset = %v, want in (2s, 3s]", d.Reset)
+		if d.Reset != d.RetryAfter {
+			t.Errorf("Reset = %v, want RetryAfter %v", d.Reset, d.RetryAfter)
 		}
 	})
 
@@ -129,5 +134,27 @@ func TestRedisRateLimiterError(t *testing.T) {
 	_, err := NewRedisRateLimiter(client, 1, 1).Allow(context.Background(), "k")
 	if err == nil || !strings.Contains(err.Error(), "httpapi: redis rate limit") {
 		t.Errorf("Allow against no Redis = %v, want a wrapped error", err)
+	}
+}
+
+func TestNextToken(t *testing.T) {
+	tests := []struct {
+		name                string
+		untilFull, interval time.Duration
+		want                time.Duration
+	}{
+		{"Full", 0, time.Second, 0},
+		{"PartOfOneToken", 300 * time.Millisecond, time.Second, 300 * time.Millisecond},
+		{"WholeTokenMissing", time.Second, time.Second, time.Second},
+		{"SeveralTokensMissing", 2500 * time.Millisecond, time.Second, 500 * time.Millisecond},
+		{"SeveralWholeTokensMissing", 2 * time.Second, time.Second, time.Second},
+		{"Negative", -time.Millisecond, time.Second, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := nextToken(tt.untilFull, tt.interval); got != tt.want {
+				t.Errorf("nextToken(%v, %v) = %v, want %v", tt.untilFull, tt.interval, got, tt.want)
+			}
+		})
 	}
 }

@@ -57,8 +57,11 @@ func TestMemoryRateLimiter(t *testing.T) {
 		key     string
 		want    RateDecision
 	}
-	// 2 requests a second, bursts of 3: an empty bucket refills in 1.5 s.
+	// 2 requests a second, bursts of 3: an empty bucket refills in 1.5 s,
+	// and one token comes back every 500 ms. Reset is the wait for the next
+	// token, never for the bucket to be full.
 	const window = 1500 * time.Millisecond
+	const token = 500 * time.Millisecond
 	tests := []struct {
 		name  string
 		steps []step
@@ -66,31 +69,41 @@ func TestMemoryRateLimiter(t *testing.T) {
 		{
 			name: "BurstThenRefuse",
 			steps: []step{
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: 500 * time.Millisecond, Window: window}},
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 1, Reset: time.Second, Window: window}},
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: window, Window: window}},
-				{key: "a", want: RateDecision{Allowed: false, Limit: 3, Remaining: 0, Reset: window, RetryAfter: 500 * time.Millisecond, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 1, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: false, Limit: 3, Remaining: 0, Reset: token, RetryAfter: token, Window: window}},
 			},
 		},
 		{
 			name: "Refill",
 			steps: []step{
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: 500 * time.Millisecond, Window: window}},
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 1, Reset: time.Second, Window: window}},
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: window, Window: window}},
-				{advance: 200 * time.Millisecond, key: "a", want: RateDecision{Allowed: false, Limit: 3, Remaining: 0, Reset: 1300 * time.Millisecond, RetryAfter: 300 * time.Millisecond, Window: window}},
-				{advance: 300 * time.Millisecond, key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: window, Window: window}},
-				{advance: time.Hour, key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: 500 * time.Millisecond, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 1, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: token, Window: window}},
+				{advance: 200 * time.Millisecond, key: "a", want: RateDecision{Allowed: false, Limit: 3, Remaining: 0, Reset: 300 * time.Millisecond, RetryAfter: 300 * time.Millisecond, Window: window}},
+				{advance: 300 * time.Millisecond, key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: token, Window: window}},
+				{advance: time.Hour, key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: token, Window: window}},
+			},
+		},
+		{
+			name: "PartToken",
+			steps: []step{
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 1, Reset: token, Window: window}},
+				// 1.5 tokens after this one: half of the next is still due.
+				{advance: 250 * time.Millisecond, key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: 250 * time.Millisecond, Window: window}},
+				{advance: 250 * time.Millisecond, key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: token, Window: window}},
 			},
 		},
 		{
 			name: "KeysIndependent",
 			steps: []step{
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: 500 * time.Millisecond, Window: window}},
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 1, Reset: time.Second, Window: window}},
-				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: window, Window: window}},
-				{key: "b", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: 500 * time.Millisecond, Window: window}},
-				{key: "a", want: RateDecision{Allowed: false, Limit: 3, Remaining: 0, Reset: window, RetryAfter: 500 * time.Millisecond, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 1, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: true, Limit: 3, Remaining: 0, Reset: token, Window: window}},
+				{key: "b", want: RateDecision{Allowed: true, Limit: 3, Remaining: 2, Reset: token, Window: window}},
+				{key: "a", want: RateDecision{Allowed: false, Limit: 3, Remaining: 0, Reset: token, RetryAfter: token, Window: window}},
 			},
 		},
 	}
@@ -243,19 +256,29 @@ func TestSetRateLimitHeaders(t *testing.T) {
 		},
 		{
 			name:           "Refused",
-			d:              RateDecision{Allowed: false, Limit: 100, Remaining: 0, Reset: 2 * time.Second, RetryAfter: 20 * time.Millisecond, Window: 2 * time.Second},
+			d:              RateDecision{Allowed: false, Limit: 100, Remaining: 0, Reset: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond, Window: 2 * time.Second},
 			policy:         "per-ip",
 			wantPolicy:     `"per-ip";q=100;w=2`,
-			wantRateLimit:  `"per-ip";r=0;t=2`,
+			wantRateLimit:  `"per-ip";r=0;t=1`,
 			wantRetryAfter: "1",
 		},
 		{
 			name:           "RefusedLongWait",
-			d:              RateDecision{Allowed: false, Limit: 5, Reset: 2500 * time.Second, RetryAfter: 2001 * time.Millisecond, Window: 2500 * time.Second},
+			d:              RateDecision{Allowed: false, Limit: 5, Reset: 2001 * time.Millisecond, RetryAfter: 2001 * time.Millisecond, Window: 2500 * time.Second},
 			policy:         `we"ird`,
 			wantPolicy:     `"we\"ird";q=5;w=2500`,
-			wantRateLimit:  `"we\"ird";r=0;t=2500`,
+			wantRateLimit:  `"we\"ird";r=0;t=3`,
 			wantRetryAfter: "3",
+		},
+		{
+			// t and Retry-After agree on a refusal whatever a custom
+			// limiter put in Reset.
+			name:           "RefusedResetDisagrees",
+			d:              RateDecision{Allowed: false, Limit: 5, Reset: time.Minute, RetryAfter: 0, Window: time.Minute},
+			policy:         "default",
+			wantPolicy:     `"default";q=5;w=60`,
+			wantRateLimit:  `"default";r=0;t=1`,
+			wantRetryAfter: "1",
 		},
 		{
 			name:   "Unlimited",

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/internal/idempotency"
 )
@@ -82,12 +83,124 @@ func TestStore(t *testing.T) {
 			}
 			wg.Wait()
 			for _, err := range errs {
-				if err != nil {
+				if err != nil && !errors.Is(err, idempotency.ErrInProgress) {
 					t.Fatalf("duplicate: %v", err)
 				}
 			}
 			if runs.Load() != 1 {
 				t.Fatalf("fn ran %d times, want 1", runs.Load())
+			}
+		})
+		t.Run("RetryWhileRunningConflicts", func(t *testing.T) {
+			sc := scope
+			sc.Key = "k-inflight"
+			running, release := make(chan struct{}), make(chan struct{})
+			first := make(chan error, 1)
+			go func() {
+				_, _, err := s.Do(ctx, sc, "h", time.Hour, func(context.Context) (idempotency.Response, error) {
+					close(running)
+					<-release
+					return idempotency.Response{Status: 201, Body: []byte("first")}, nil
+				})
+				first <- err
+			}()
+			<-running
+			retry := make(chan error, 1)
+			go func() {
+				_, _, err := s.Do(ctx, sc, "h", time.Hour, created)
+				retry <- err
+			}()
+			select {
+			case err := <-retry:
+				if !errors.Is(err, idempotency.ErrInProgress) {
+					t.Errorf("retry while the first runs: %v, want ErrInProgress", err)
+				}
+			case <-time.After(3 * time.Second):
+				t.Error("the retry waited for the first request instead of answering ErrInProgress")
+			}
+			close(release)
+			if err := <-first; err != nil {
+				t.Fatalf("first: %v", err)
+			}
+			resp, replayed, err := s.Do(ctx, sc, "h", time.Hour, created)
+			if err != nil || !replayed || string(resp.Body) != "first" {
+				t.Fatalf("retry after the first = %+v %v %v, want its replay", resp, replayed, err)
+			}
+		})
+		t.Run("AbandonedClaimTakenOver", func(t *testing.T) {
+			// A claim whose request never finished (its process died) holds
+			// the key for Lease only.
+			sc := scope
+			sc.Key = "k-abandoned"
+			_, err := db.NewInsert().Model(&map[string]any{
+				"tenant_id": sc.TenantID, "credential": sc.Credential, "key": sc.Key, "request_hash": "h",
+				"status": 0, "created_at": time.Now().UTC().Add(-idempotency.Lease - time.Second), "claim": "dead",
+			}).TableExpr("idempotency_keys").Exec(ctx)
+			check(t, err)
+			before := calls
+			if _, replayed, err := s.Do(ctx, sc, "h", time.Hour, created); err != nil || replayed || calls != before+1 {
+				t.Fatalf("abandoned claim: replayed %v err %v calls %d, want a fresh run", replayed, err, calls-before)
+			}
+		})
+		t.Run("LiveClaimNotTakenOver", func(t *testing.T) {
+			sc := scope
+			sc.Key = "k-live"
+			_, err := db.NewInsert().Model(&map[string]any{
+				"tenant_id": sc.TenantID, "credential": sc.Credential, "key": sc.Key, "request_hash": "h",
+				"status": 0, "created_at": time.Now().UTC().Add(-idempotency.Lease + 5*time.Second), "claim": "alive",
+			}).TableExpr("idempotency_keys").Exec(ctx)
+			check(t, err)
+			if _, _, err := s.Do(ctx, sc, "h", time.Hour, created); !errors.Is(err, idempotency.ErrInProgress) {
+				t.Fatalf("live claim: %v, want ErrInProgress", err)
+			}
+		})
+		t.Run("ClaimLostRollsBack", func(t *testing.T) {
+			if !database.IsPostgres(db) {
+				// On SQLite the first request's transaction holds the one
+				// write lock, so no takeover can happen while it runs.
+				t.Skip("needs concurrent writers")
+			}
+			sc := scope
+			sc.Key = "k-lost"
+			running, release := make(chan struct{}), make(chan struct{})
+			first := make(chan error, 1)
+			go func() {
+				_, _, err := s.Do(ctx, sc, "h", time.Hour, func(ctx context.Context) (idempotency.Response, error) {
+					// Work of the first request: a row of its own, in its
+					// transaction.
+					if _, err := database.Conn(ctx, db).NewInsert().Model(&map[string]any{
+						"tenant_id": sc.TenantID, "credential": sc.Credential, "key": "k-lost-work", "request_hash": "w",
+						"status": 200, "created_at": time.Now().UTC(),
+					}).TableExpr("idempotency_keys").Exec(ctx); err != nil {
+						return idempotency.Response{}, err
+					}
+					close(running)
+					<-release
+					return idempotency.Response{Status: 201, Body: []byte("first")}, nil
+				})
+				first <- err
+			}()
+			<-running
+			// Past the lease, a retry takes the key over and runs.
+			later := idempotency.New(db)
+			idempotency.SetClock(later, func() time.Time { return time.Now().Add(idempotency.Lease + time.Second) })
+			resp, replayed, err := later.Do(ctx, sc, "h", time.Hour, func(context.Context) (idempotency.Response, error) {
+				return idempotency.Response{Status: 201, Body: []byte("second")}, nil
+			})
+			if err != nil || replayed || string(resp.Body) != "second" {
+				t.Fatalf("takeover = %+v %v %v", resp, replayed, err)
+			}
+			close(release)
+			if err := <-first; !errors.Is(err, idempotency.ErrInProgress) {
+				t.Fatalf("first after losing its claim: %v, want ErrInProgress", err)
+			}
+			n, err := db.NewSelect().TableExpr("idempotency_keys").Where("key = ?", "k-lost-work").Count(ctx)
+			check(t, err)
+			if n != 0 {
+				t.Error("the first request's work committed although it lost its claim")
+			}
+			if resp, replayed, err := s.Do(ctx, sc, "h", time.Hour, created); err != nil || !replayed || string(resp.Body) != "second" {
+				t.Fatalf("replay = %+v %v %v, want the second's response", resp, replayed, err)
 			}
 		})
 		t.Run("Purge", func(t *testing.T) {
@@ -97,4 +210,11 @@ func TestStore(t *testing.T) {
 			}
 		})
 	}, idempotency.Migrations())
+}
+
+func check(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -1,0 +1,27 @@
+package httpapi
+
+import (
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// What the black-box tests (package httpapi_test) need from the inside.
+
+// FakeClock is a settable clock for limiters.
+type FakeClock = fakeClock
+
+// NewFakeClock returns a clock stopped at 2025-01-01 00:00 UTC.
+var NewFakeClock = newFakeClock
+
+// NewMemoryRateLimiterOnClock is NewMemoryRateLimiter reading the time
+// from clock instead of the system.
+func NewMemoryRateLimiterOnClock(perSecond float64, burst int, clock *FakeClock) RateLimiter {
+	l := NewMemoryRateLimiter(perSecond, burst).(*memoryRateLimiter)
+	l.now = clock.Now
+	return l
+}
+
+// MustRedis returns a client for the test Redis, or skips the test (see
+// mustRedis).
+func MustRedis(tb testing.TB) *redis.Client { return mustRedis(tb) }

@@ -1,0 +1,157 @@
+package httpapi_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tenantkit/tenantkit/httpapi"
+)
+
+// TestResponseHeaders sends one request to every route of the route table
+// and checks the headers every answer must carry: X-Content-Type-Options:
+// nosniff always, and Cache-Control: no-store unless the answer is the
+// same for every caller (the public catalog and the OpenAPI document,
+// which keep their ETag caching).
+func TestResponseHeaders(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
+		const missingID = "/01jd0000000000000000000000"
+		routes := map[string]struct {
+			req        request
+			wantStatus int
+			cacheable  bool // answers "public, max-age=300" instead of no-store
+		}{
+			"GET /api/auth/me": {req: request{method: "GET", path: "/api/auth/me", bearer: e.keyAll}, wantStatus: 200},
+			"GET /api/csrf":    {req: request{method: "GET", path: "/api/csrf"}, wantStatus: 200},
+			"GET /api/v1/collections/invoices": {wantStatus: 200,
+				req: request{method: "GET", path: "/api/v1/collections/invoices", bearer: e.keyAll, header: acme}},
+			"POST /api/v1/collections/invoices": {wantStatus: 201,
+				req: request{method: "POST", path: "/api/v1/collections/invoices", bearer: e.keyAll, header: acme,
+					body: invoiceBody("USD", `{"description":"x","quantity":1,"unit_amount":100}`)}},
+			"GET /api/v1/collections/invoices/{id}": {wantStatus: 404,
+				req: request{method: "GET", path: "/api/v1/collections/invoices/inv_" + missingID[1:], bearer: e.keyAll, header: acme}},
+			"POST /api/tenant/select": {wantStatus: 200,
+				req: request{method: "POST", path: "/api/tenant/select", bearer: e.keyAll, body: `{"tenant_id":"` + e.acme.ID + `"}`}},
+			"GET /api/tenant/access-matrix": {wantStatus: 200,
+				req: request{method: "GET", path: "/api/tenant/access-matrix", bearer: e.keyAll, header: acme}},
+			"GET /api/tenant/entitlements/limit": {wantStatus: 200,
+				req: request{method: "GET", path: "/api/tenant/entitlements/limit", bearer: e.keyAll, header: acme}},
+			"PATCH /api/tenant/entitlements/toggle": {wantStatus: 200,
+				req: request{method: "PATCH", path: "/api/tenant/entitlements/toggle", bearer: e.keyAll, header: acme,
+					body: `{"module":"support.tickets","enabled":true}`}},
+			"GET /api/tenant/notifications": {wantStatus: 200,
+				req: request{method: "GET", path: "/api/tenant/notifications", bearer: e.keyAll, header: acme}},
+			"GET /api/tickets": {wantStatus: 200, req: request{method: "GET", path: "/api/tickets", bearer: e.keyAll, header: acme}},
+			"POST /api/tickets": {wantStatus: 201,
+				req: request{method: "POST", path: "/api/tickets", bearer: e.keyAll, header: acme, body: `{"subject":"s","description":"d"}`}},
+			"GET /api/tickets/{id}": {wantStatus: 404,
+				req: request{method: "GET", path: "/api/tickets/tkt_" + missingID[1:], bearer: e.keyAll, header: acme}},
+			"GET /api/contract-requests": {wantStatus: 200,
+				req: request{method: "GET", path: "/api/contract-requests", bearer: e.keyAll, header: acme}},
+			"POST /api/contract-requests": {wantStatus: 201,
+				req: request{method: "POST", path: "/api/contract-requests", bearer: e.keyAll, header: acme,
+					body: `{"type":"change_seats","seats":5,"effective":"next_period"}`}},
+			"GET /api/contract-requests/{id}": {wantStatus: 404,
+				req: request{method: "GET", path: "/api/contract-requests/cr_" + missingID[1:], bearer: e.keyAll, header: acme}},
+			"POST /api/invoices/preview": {wantStatus: 200,
+				req: request{method: "POST", path: "/api/invoices/preview", bearer: e.keyAll, header: acme, body: `{}`}},
+			"GET /api/catalog/public": {req: request{method: "GET", path: "/api/catalog/public"}, wantStatus: 200, cacheable: true},
+			"GET /api/health":         {req: request{method: "GET", path: "/api/health"}, wantStatus: 200},
+			"GET /api/health/ready":   {req: request{method: "GET", path: "/api/health/ready"}, wantStatus: 200},
+			"GET /api/health/live":    {req: request{method: "GET", path: "/api/health/live"}, wantStatus: 200},
+			"GET /api/openapi.json":   {req: request{method: "GET", path: "/api/openapi.json"}, wantStatus: 200, cacheable: true},
+			"POST /api/webhooks/payment-provider": {wantStatus: 401,
+				req: request{method: "POST", path: "/api/webhooks/payment-provider", body: `{}`}},
+		}
+		seen := map[string]bool{}
+		for _, rt := range e.api.Routes() {
+			name := rt.Method + " " + rt.Pattern
+			seen[name] = true
+			tt, ok := routes[name]
+			if !ok {
+				t.Errorf("route %s has no case in this test", name)
+				continue
+			}
+			t.Run(name, func(t *testing.T) {
+				r := e.do(t, tt.req)
+				if r.status != tt.wantStatus {
+					t.Fatalf("status = %d, want %d; body %s", r.status, tt.wantStatus, r.body)
+				}
+				wantCache := "no-store"
+				if tt.cacheable {
+					wantCache = "public, max-age=300"
+				}
+				wantSecurityHeaders(t, r.header, wantCache)
+			})
+		}
+		for name := range routes {
+			if !seen[name] {
+				t.Errorf("case %s is not a route", name)
+			}
+		}
+
+		// Answers given before or instead of a route's handler.
+		for _, tt := range []struct {
+			name       string
+			req        request
+			wantStatus int
+			wantCache  string
+		}{
+			{"Unauthenticated", request{method: "GET", path: "/api/auth/me"}, 401, "no-store"},
+			{"BadCredential", request{method: "GET", path: "/api/tickets", bearer: "tk_nope"}, 401, "no-store"},
+			{"InsufficientScope", request{method: "GET", path: "/api/v1/collections/invoices", bearer: e.keyNone, header: acme}, 403, "no-store"},
+			{"PayloadTooLarge", request{method: "POST", path: "/api/tickets", bearer: e.keyAll, header: acme,
+				body: `{"subject":"` + strings.Repeat("x", httpapi.DefaultMaxBodyBytes) + `"}`}, 413, "no-store"},
+			{"NotFound", request{method: "GET", path: "/api/nothing-here"}, 404, ""},
+			{"MethodNotAllowed", request{method: "DELETE", path: "/api/tickets", bearer: e.keyAll}, 405, ""},
+			{"CatalogNotModified", request{method: "GET", path: "/api/catalog/public",
+				header: map[string]string{"If-None-Match": "*"}}, 304, "public, max-age=300"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				r := e.do(t, tt.req)
+				if r.status != tt.wantStatus {
+					t.Fatalf("status = %d, want %d; body %s", r.status, tt.wantStatus, r.body)
+				}
+				wantSecurityHeaders(t, r.header, tt.wantCache)
+			})
+		}
+
+		t.Run("WrappedRouter", func(t *testing.T) {
+			// What a host serves beside the API under Wrap (cmd/server's
+			// /metrics) gets nosniff too.
+			mux := http.NewServeMux()
+			mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.NewRegistry(), promhttp.HandlerOpts{}))
+			srv := httptest.NewServer(e.api.Wrap(mux))
+			defer srv.Close()
+			resp, err := srv.Client().Get(srv.URL + "/metrics")
+			check(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("status = %d, want 200", resp.StatusCode)
+			}
+			wantSecurityHeaders(t, resp.Header, "")
+		})
+	})
+}
+
+// wantSecurityHeaders checks nosniff and, unless wantCache is "", the
+// Cache-Control value.
+func wantSecurityHeaders(t *testing.T, h http.Header, wantCache string) {
+	t.Helper()
+	if got := h.Values("X-Content-Type-Options"); len(got) != 1 || got[0] != "nosniff" {
+		t.Errorf("X-Content-Type-Options = %q, want [nosniff]", got)
+	}
+	if wantCache == "" {
+		return
+	}
+	if got := h.Values("Cache-Control"); len(got) != 1 || got[0] != wantCache {
+		t.Errorf("Cache-Control = %q, want [%s]", got, wantCache)
+	}
+}
