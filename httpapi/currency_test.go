@@ -58,8 +58,8 @@ func TestInvoiceCurrencyRefused(t *testing.T) {
 		{"MixedCase", "Eur", "currency codes are upper case: EUR"},
 		{"LowerCaseFund", "clf", "currency codes are upper case: CLF"},
 		{"LowerCaseRetired", "hrk", "currency codes are upper case, and HRK " + retired},
-		{"NotACode", "US$", "must be a three-letter ISO 4217 currency code such as USD"},
-		{"Missing", "", "is required"},
+		{"NotACode", "US$", "currency must be a three-letter ISO 4217 currency code such as USD"},
+		{"Missing", "", "currency is required"},
 	}
 	eachEnv(t, func(t *testing.T, e *env) {
 		for _, tt := range tests {

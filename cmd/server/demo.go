@@ -291,7 +291,13 @@ func writeDemoEnv(path, url string, s demoSeed) error {
 	fmt.Fprintf(&b, "export INVOICE_ID=%s\n", shellQuote(s.InvoiceID))
 	fmt.Fprintf(&b, "# the server verifies the payment webhook with it; server webhook sign signs with it\n")
 	fmt.Fprintf(&b, "export TENANTKIT_WEBHOOK_SECRET=%s\n", shellQuote(s.WebhookSecret))
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	// Written beside and renamed into place, so that a reader (a script
+	// waiting for the demo) never sees half a file.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("write the demo's env file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write the demo's env file: %w", err)
 	}
 	return nil
