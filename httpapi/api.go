@@ -186,9 +186,10 @@ func (a *API) GroupHandler(g Group) http.Handler {
 func (a *API) Routes() []Route { return a.routes }
 
 // Wrap adds the outer middleware every request needs: request id, access
-// log and panic recovery.
+// log, panic recovery, and a 404 for paths no route can have (control
+// characters, invalid UTF-8) before the router sees them.
 func (a *API) Wrap(h http.Handler) http.Handler {
-	return requestID(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(h))))
+	return requestID(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(routablePath(h)))))
 }
 
 // NotFound answers a path no route matches with a 404 problem.

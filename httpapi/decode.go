@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -24,6 +25,10 @@ import (
 //   - body over the limit set by limitBody: 413 payload_too_large;
 //   - empty body, malformed JSON, trailing data, unknown field ("unknown_field")
 //     or a value of the wrong type ("invalid_type"): 400 invalid_request;
+//   - a string (value or object key) that is not valid UTF-8 or holds a
+//     NUL, which encoding/json would otherwise turn into U+FFFD or pass on
+//     to a database that refuses it: 422 validation_failed naming the
+//     field, code "invalid_utf8" or "nul_byte";
 //   - a broken validation rule: 422 validation_failed.
 //
 // Other errors are programming errors (dst not a pointer) and end as 500s.
@@ -56,6 +61,9 @@ func decodeJSON(r *http.Request, dst any) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return invalidRequest("request body must contain a single JSON value")
+	}
+	if err := checkJSONText(body); err != nil {
+		return err
 	}
 
 	if isStruct(dst) {
@@ -154,6 +162,16 @@ func describeJSONType(t reflect.Type) string {
 // when the value is the whole body. encoding/json's own Field has no array
 // indices, which are what a client needs to find the bad line.
 func jsonPathAt(body []byte, offset int64) string {
+	path, _ := jsonPathOf(body, false, func(end int64) bool { return end >= offset })
+	return path
+}
+
+// jsonPathOf walks the tokens of body and returns the path of the first one
+// for which stop(its end offset) holds: a value's own path, or for an
+// object key (considered only when keys is set) the path of its object,
+// with isKey set. It returns "" when no token stops the walk or the
+// token is the whole body.
+func jsonPathOf(body []byte, keys bool, stop func(end int64) bool) (path string, isKey bool) {
 	type frame struct {
 		array   bool
 		index   int    // arrays: index of the next element
@@ -171,11 +189,26 @@ func jsonPathAt(body []byte, offset int64) string {
 			}
 		}
 	}
+	// pathOf writes the path of the first n frames.
+	pathOf := func(n int) string {
+		var b strings.Builder
+		for i, f := range stack[:n] {
+			switch {
+			case f.array:
+				fmt.Fprintf(&b, "[%d]", f.index)
+			case i == 0:
+				b.WriteString(f.key)
+			default:
+				b.WriteString("." + f.key)
+			}
+		}
+		return b.String()
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return ""
+			return "", false
 		}
 		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
 			stack = stack[:len(stack)-1]
@@ -183,23 +216,17 @@ func jsonPathAt(body []byte, offset int64) string {
 			continue
 		}
 		if n := len(stack); n > 0 && stack[n-1].wantKey {
+			if keys && stop(dec.InputOffset()) {
+				// The object's path: its last frame names the member
+				// before this key, which is not where the key is.
+				return pathOf(n - 1), true
+			}
 			stack[n-1].key, _ = tok.(string)
 			stack[n-1].wantKey = false
 			continue
 		}
-		if dec.InputOffset() >= offset {
-			var b strings.Builder
-			for i, f := range stack {
-				switch {
-				case f.array:
-					fmt.Fprintf(&b, "[%d]", f.index)
-				case i == 0:
-					b.WriteString(f.key)
-				default:
-					b.WriteString("." + f.key)
-				}
-			}
-			return b.String()
+		if stop(dec.InputOffset()) {
+			return pathOf(len(stack)), false
 		}
 		if d, ok := tok.(json.Delim); ok {
 			stack = append(stack, frame{array: d == '[', wantKey: d == '{'})
@@ -207,6 +234,88 @@ func jsonPathAt(body []byte, offset int64) string {
 		}
 		valueDone()
 	}
+}
+
+// checkJSONText finds the first string literal of a well-formed JSON body
+// that does not decode to valid text and answers it with a 422 naming its
+// field: raw bytes that are not UTF-8 and escaped lone surrogates
+// ("\ud800"), both of which encoding/json silently replaces with U+FFFD,
+// and NUL ("\u0000"), which Postgres refuses. A bad object key names the
+// object it is in.
+func checkJSONText(body []byte) error {
+	start, code := findBadString(body)
+	if code == "" {
+		return nil
+	}
+	field, isKey := jsonPathOf(body, true, func(end int64) bool { return end > int64(start) })
+	msg := textMessages[code]
+	if isKey {
+		msg = keyTextMessages[code]
+	}
+	if field == "" {
+		return invalidRequest("request body " + msg)
+	}
+	return validationProblem([]FieldError{{Field: field, Code: code, Message: msg}})
+}
+
+// findBadString returns the offset of the opening quote of the first
+// string literal in body whose text is not valid (see checkJSONText),
+// with the FieldError code that says why, or code "" when every string
+// is valid. body must be syntactically valid JSON; the scan
+// still never reads past its end.
+func findBadString(body []byte) (start int, code string) {
+	invalid := func() (int, string) { return start, codeInvalidUTF8 }
+	for i := 0; i < len(body); i++ {
+		if body[i] != '"' {
+			continue
+		}
+		start = i
+		for i++; i < len(body) && body[i] != '"'; i++ {
+			switch c := body[i]; {
+			case c == '\\':
+				i++
+				if i >= len(body) || body[i] != 'u' {
+					continue // a one-letter escape; the loop steps past it
+				}
+				r, ok := hex4(body, i+1)
+				if !ok {
+					return invalid()
+				}
+				i += 4
+				switch {
+				case r == 0:
+					return start, codeNulByte
+				case 0xdc00 <= r && r <= 0xdfff:
+					return invalid() // a low surrogate with no high one before it
+				case 0xd800 <= r && r <= 0xdbff:
+					low, ok := rune(0), false
+					if i+2 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
+						low, ok = hex4(body, i+3)
+					}
+					if !ok || low < 0xdc00 || low > 0xdfff {
+						return invalid()
+					}
+					i += 6
+				}
+			case c >= utf8.RuneSelf:
+				r, size := utf8.DecodeRune(body[i:])
+				if r == utf8.RuneError && size <= 1 {
+					return invalid()
+				}
+				i += size - 1
+			}
+		}
+	}
+	return 0, ""
+}
+
+// hex4 reads the four hex digits of a \u escape at body[i:].
+func hex4(body []byte, i int) (rune, bool) {
+	if i+4 > len(body) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(body[i:i+4]), 16, 32)
+	return rune(n), err == nil
 }
 
 // validate is the one validator of the package. A *validator.Validate caches
