@@ -23,7 +23,8 @@ import (
 //
 //   - Content-Type not application/json: 415 unsupported_media_type;
 //   - body over the limit set by limitBody: 413 payload_too_large;
-//   - empty body, malformed JSON, trailing data, unknown field ("unknown_field")
+//   - empty body, malformed JSON, trailing data, unknown field ("unknown_field",
+//     also a known name in other case, which encoding/json would take)
 //     or a value of the wrong type ("invalid_type"): 400 invalid_request;
 //   - a string (value or object key) that is not valid UTF-8 or holds a
 //     NUL, which encoding/json would otherwise turn into U+FFFD or pass on
@@ -61,6 +62,10 @@ func decodeJSON(r *http.Request, dst any) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return invalidRequest("request body must contain a single JSON value")
+	}
+	if field := inexactKey(body, reflect.TypeOf(dst)); field != "" {
+		return invalidRequest("request body has an unknown field",
+			FieldError{Field: field, Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"})
 	}
 	if err := checkJSONText(body); err != nil {
 		return err
@@ -234,6 +239,111 @@ func jsonPathOf(body []byte, keys bool, stop func(end int64) bool) (path string,
 		}
 		valueDone()
 	}
+}
+
+// inexactKey returns the path of the first object key in body that names a
+// struct field of t only when case is ignored ("Currency" for "currency"),
+// or "". encoding/json matches keys case-insensitively, so such a body
+// decodes; the API's field names are exact, as in any other JSON API, and
+// a key that is not one is an unknown field. body must have decoded into
+// a value of type t.
+func inexactKey(body []byte, t reflect.Type) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	field, _ := inexactKeyIn(dec, t, "")
+	return field
+}
+
+// unmarshalerType is what types decoding themselves implement.
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// inexactKeyIn reads one value from dec, of type t, whose path is path.
+func inexactKeyIn(dec *json.Decoder, t reflect.Type, path string) (string, error) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return "", nil // a scalar
+	}
+	if t == nil || reflect.PointerTo(t).Implements(unmarshalerType) {
+		t = nil // decodes itself, or not ours to check: skip the value
+	}
+	var fields map[string]reflect.Type
+	if t != nil && t.Kind() == reflect.Struct && d == '{' {
+		fields = jsonFields(t, nil)
+	}
+	for i := 0; dec.More(); i++ {
+		elem, elemPath := reflect.Type(nil), path
+		switch {
+		case d == '[':
+			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+				elem = t.Elem()
+			}
+			elemPath = fmt.Sprintf("%s[%d]", path, i)
+		default:
+			tok, err := dec.Token()
+			if err != nil {
+				return "", err
+			}
+			key, _ := tok.(string)
+			if path != "" {
+				elemPath = path + "." + key
+			} else {
+				elemPath = key
+			}
+			switch {
+			case fields != nil:
+				ft, ok := fields[key]
+				if !ok {
+					return elemPath, nil
+				}
+				elem = ft
+			case t != nil && t.Kind() == reflect.Map:
+				elem = t.Elem()
+			}
+		}
+		if field, err := inexactKeyIn(dec, elem, elemPath); field != "" || err != nil {
+			return field, err
+		}
+	}
+	_, err = dec.Token() // the closing delimiter
+	return "", err
+}
+
+// jsonFields adds to m (made when nil) the JSON names of t's fields, with
+// their types, as encoding/json sees them: tag names, else Go names,
+// and the fields of untagged embedded structs.
+func jsonFields(t reflect.Type, m map[string]reflect.Type) map[string]reflect.Type {
+	if m == nil {
+		m = map[string]reflect.Type{}
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			jsonFields(ft, m)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	return m
 }
 
 // checkJSONText finds the first string literal of a well-formed JSON body

@@ -86,6 +86,17 @@ func TestDecodeJSON(t *testing.T) {
 			wantErrors: []FieldError{{Field: "phone", Code: "unknown_field", Message: "is not a known field"}},
 		},
 		{
+			name: "KeyInOtherCase", contentType: ct, body: `{"currency":"USD","Customer":{"name":"A"}}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "Customer", Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"}},
+		},
+		{
+			name: "NestedKeyInOtherCase", contentType: ct, body: `{"line_items":[{"description":"a"},{"QUANTITY":1}]}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "line_items[1].QUANTITY", Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"}},
+		},
+		{name: "OKMapKeysAnyCase", contentType: ct, body: strings.Replace(validDecodeBody, `"currency"`, `"metadata":{"Currency":"x"},"currency"`, 1)},
+		{
 			name: "FractionForInt", contentType: ct, body: `{"line_items":[{"quantity":1},{"quantity":1.5}]}`,
 			wantStatus: 400, wantCode: CodeInvalidRequest,
 			wantErrors: []FieldError{{Field: "line_items[1].quantity", Code: "invalid_type", Message: "must be an integer"}},

@@ -18,15 +18,14 @@ import (
 // is answered by the edge before any query: malformed ids are 404, bad
 // query parameters and headers 400, bad body text 422 naming the field.
 
-// withBunrouter returns a copy of e whose server composes e's API on
-// bunrouter from its route table, as cmd/server does.
-func withBunrouter(t *testing.T, e *env) *env {
-	t.Helper()
+// bunrouterHandler composes api on bunrouter from its route table, as
+// cmd/server does.
+func bunrouterHandler(api *httpapi.API) http.Handler {
 	router := bunrouter.New(
-		bunrouter.WithNotFoundHandler(bunrouter.HTTPHandler(e.api.Unmatched())),
-		bunrouter.WithMethodNotAllowedHandler(bunrouter.HTTPHandler(e.api.Unmatched())),
+		bunrouter.WithNotFoundHandler(bunrouter.HTTPHandler(api.Unmatched())),
+		bunrouter.WithMethodNotAllowedHandler(bunrouter.HTTPHandler(api.Unmatched())),
 	)
-	for _, rt := range e.api.Routes() {
+	for _, rt := range api.Routes() {
 		path := strings.NewReplacer("{", ":", "}", "").Replace(rt.Pattern)
 		h := rt.Handler
 		router.Handle(rt.Method, path, func(w http.ResponseWriter, req bunrouter.Request) error {
@@ -38,15 +37,22 @@ func withBunrouter(t *testing.T, e *env) *env {
 			return nil
 		})
 	}
+	return api.Wrap(router)
+}
+
+// withBunrouter returns a copy of e served on bunrouter (bunrouterHandler).
+func withBunrouter(t *testing.T, e *env) *env {
+	t.Helper()
 	other := *e
-	other.srv = httptest.NewServer(e.api.Wrap(router))
+	other.srv = httptest.NewServer(bunrouterHandler(e.api))
 	t.Cleanup(other.srv.Close)
 	return &other
 }
 
-// serve sends one request to e's handler in-process, so that it may carry
-// what no HTTP client sends (a NUL in a header value, say).
-func (e *env) serve(method, path, rawQuery string, header http.Header, body string) *httptest.ResponseRecorder {
+// serve sends one request to h in-process, so that it may carry what no
+// HTTP client sends (a NUL in a header value, say), and returns the
+// request as sent with the recorded response.
+func serve(h http.Handler, method, path, rawQuery string, header http.Header, body string) (*http.Request, *httptest.ResponseRecorder) {
 	r := httptest.NewRequest(method, "/", strings.NewReader(body))
 	r.URL.Path, r.URL.RawPath, r.URL.RawQuery = path, "", rawQuery
 	r.RequestURI = r.URL.RequestURI()
@@ -54,7 +60,13 @@ func (e *env) serve(method, path, rawQuery string, header http.Header, body stri
 		r.Header[k] = vs
 	}
 	w := httptest.NewRecorder()
-	e.api.Handler().ServeHTTP(w, r)
+	h.ServeHTTP(w, r)
+	return r, w
+}
+
+// serve is serve on e's API.
+func (e *env) serve(method, path, rawQuery string, header http.Header, body string) *httptest.ResponseRecorder {
+	_, w := serve(e.api.Handler(), method, path, rawQuery, header, body)
 	return w
 }
 
