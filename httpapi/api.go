@@ -186,12 +186,13 @@ func (a *API) GroupHandler(g Group) http.Handler {
 func (a *API) Routes() []Route { return a.routes }
 
 // Wrap adds the outer middleware every request needs: request id,
-// X-Content-Type-Options: nosniff, access log and panic recovery. Every
-// response that passes through it carries nosniff, including the 404 and
-// 405 answers of Unmatched and anything else the wrapped router serves
-// (cmd/server's /metrics).
+// X-Content-Type-Options: nosniff, access log, panic recovery, and a 404
+// for paths no route can have (control characters, invalid UTF-8) before
+// the router sees them. Every response that passes through it carries
+// nosniff, including the 404 and 405 answers of Unmatched and anything
+// else the wrapped router serves (cmd/server's /metrics).
 func (a *API) Wrap(h http.Handler) http.Handler {
-	return requestID(noSniff(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(h)))))
+	return requestID(noSniff(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(routablePath(h))))))
 }
 
 // noSniff sets X-Content-Type-Options: nosniff before next runs, so that

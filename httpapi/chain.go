@@ -14,9 +14,10 @@ import (
 
 // chain builds an endpoint's handler from its row in the route table. The
 // checks run in a fixed order, each answering with its own problem:
-// body limit → authentication (401) → rate limit (429) → CSRF (403
-// csrf_failed) → scope (403 insufficient_scope) → tenant (409/403) → role
-// (403 forbidden) → module (403 module_disabled) → idempotency → handler.
+// body limit → authentication (401) → rate limit (429) → query string and
+// X-Tenant-ID (400 invalid_request) → CSRF (403 csrf_failed) → scope (403
+// insufficient_scope) → tenant (409/403) → role (403 forbidden) → module
+// (403 module_disabled) → idempotency → handler.
 // Before all of them every answer gets X-Content-Type-Options: nosniff
 // (as under Wrap, for hosts that mount Routes without it) and
 // Cache-Control: no-store (noStore).
@@ -32,6 +33,9 @@ func (a *API) chain(ep endpoint) http.Handler {
 			if err := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); err != nil {
 				return err
 			}
+			if err := checkQuery(r, ep.query); err != nil {
+				return err
+			}
 			return handle(w, r)
 		}
 		r, err := a.authenticate(w, r)
@@ -40,6 +44,12 @@ func (a *API) chain(ep endpoint) http.Handler {
 		}
 		p, _ := PrincipalFrom(r.Context())
 		if err := a.rateLimit(w, r, "cred:"+p.Credential.Key); err != nil {
+			return err
+		}
+		if err := checkQuery(r, ep.query); err != nil {
+			return err
+		}
+		if err := checkTenantHeader(r); err != nil {
 			return err
 		}
 		if p.Ambient() && !ep.csrfExempt && !isSafeMethod(r.Method) {
@@ -96,11 +106,11 @@ func (a *API) resolveTenant(r *http.Request, p *Principal, ep endpoint) (*http.R
 	)
 	if ep.module != "" || ep.state {
 		var st tenancy.EntitlementState
-		if m, st, err = a.cfg.Tenancy.ResolveTenantState(ctx, p.Credential, r.Header.Get("X-Tenant-ID"), ep.state); err != nil {
+		if m, st, err = a.cfg.Tenancy.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeader), ep.state); err != nil {
 			return r, err
 		}
 		ctx = tenancy.WithState(ctx, st)
-	} else if m, err = a.cfg.Tenancy.ResolveTenant(ctx, p.Credential, r.Header.Get("X-Tenant-ID")); err != nil {
+	} else if m, err = a.cfg.Tenancy.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeader)); err != nil {
 		return r, err
 	}
 	logFieldsFrom(ctx).tenantID = m.TenantID

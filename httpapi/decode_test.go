@@ -27,6 +27,18 @@ type decodeTestInput struct {
 	DueDate  *time.Time        `json:"due_date"`
 }
 
+// strings returns every string dst holds.
+func (dst *decodeTestInput) strings() []string {
+	out := []string{dst.Status, dst.Currency, dst.Customer.Name, dst.Customer.Email}
+	for _, l := range dst.LineItems {
+		out = append(out, l.Description)
+	}
+	for k, v := range dst.Metadata {
+		out = append(out, k, v)
+	}
+	return out
+}
+
 const validDecodeBody = `{"currency":"USD","customer":{"name":"Ada","email":"ada@example.com"},"line_items":[{"description":"Seat","quantity":2}]}`
 
 // newJSONRequest builds a POST with the given Content-Type and body.
@@ -73,6 +85,17 @@ func TestDecodeJSON(t *testing.T) {
 			wantStatus: 400, wantCode: CodeInvalidRequest,
 			wantErrors: []FieldError{{Field: "phone", Code: "unknown_field", Message: "is not a known field"}},
 		},
+		{
+			name: "KeyInOtherCase", contentType: ct, body: `{"currency":"USD","Customer":{"name":"A"}}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "Customer", Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"}},
+		},
+		{
+			name: "NestedKeyInOtherCase", contentType: ct, body: `{"line_items":[{"description":"a"},{"QUANTITY":1}]}`,
+			wantStatus: 400, wantCode: CodeInvalidRequest,
+			wantErrors: []FieldError{{Field: "line_items[1].QUANTITY", Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"}},
+		},
+		{name: "OKMapKeysAnyCase", contentType: ct, body: strings.Replace(validDecodeBody, `"currency"`, `"metadata":{"Currency":"x"},"currency"`, 1)},
 		{
 			name: "FractionForInt", contentType: ct, body: `{"line_items":[{"quantity":1},{"quantity":1.5}]}`,
 			wantStatus: 400, wantCode: CodeInvalidRequest,
@@ -124,6 +147,58 @@ func TestDecodeJSON(t *testing.T) {
 				{Field: "line_items", Code: "required", Message: "is required"},
 			},
 		},
+		{
+			name: "InvalidUTF8", contentType: ct, body: `{"customer":{"name":"A` + "\xff" + `B"}}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "customer.name", Code: "invalid_utf8", Message: "must be valid UTF-8 text"}},
+		},
+		{
+			name: "OverlongUTF8", contentType: ct, body: `{"currency":"` + "\xc0\x80" + `"}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "currency", Code: "invalid_utf8", Message: "must be valid UTF-8 text"}},
+		},
+		{
+			name: "SurrogateInUTF8", contentType: ct, body: `{"line_items":[{"description":"` + "\xed\xa0\x80" + `"}]}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "line_items[0].description", Code: "invalid_utf8", Message: "must be valid UTF-8 text"}},
+		},
+		{
+			name: "NulEscape", contentType: ct, body: `{"line_items":[{"description":"a"},{"description":"b\u0000"}]}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "line_items[1].description", Code: "nul_byte", Message: "must not contain NUL (U+0000)"}},
+		},
+		{
+			name: "LoneHighSurrogate", contentType: ct, body: `{"status":"\ud800"}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "status", Code: "invalid_utf8", Message: "must be valid UTF-8 text"}},
+		},
+		{
+			name: "HighSurrogateThenLetter", contentType: ct, body: `{"status":"\uD800\u0041"}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "status", Code: "invalid_utf8", Message: "must be valid UTF-8 text"}},
+		},
+		{
+			name: "LoneLowSurrogate", contentType: ct, body: `{"status":"x\\\udc00"}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "status", Code: "invalid_utf8", Message: "must be valid UTF-8 text"}},
+		},
+		{
+			name: "MetadataKeyInvalidUTF8", contentType: ct, body: `{"metadata":{"ok":"1","a` + "\xff" + `":"b"}}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "metadata", Code: "invalid_utf8", Message: "has a key that is not valid UTF-8 text"}},
+		},
+		{
+			name: "MetadataKeyNul", contentType: ct, body: `{"metadata":{"\u0000":"b"}}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "metadata", Code: "nul_byte", Message: "has a key that contains NUL (U+0000)"}},
+		},
+		{
+			name: "MetadataValueNul", contentType: ct, body: `{"metadata":{"k":"v\u0000"}}`,
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantErrors: []FieldError{{Field: "metadata.k", Code: "nul_byte", Message: "must not contain NUL (U+0000)"}},
+		},
+		{name: "OKSurrogatePair", contentType: ct, body: strings.Replace(validDecodeBody, `"Ada"`, `"\ud83d\ude00 Ada"`, 1)},
+		{name: "OKReplacementCharacterSent", contentType: ct, body: strings.Replace(validDecodeBody, `"Seat"`, `"\ufffd \\u0000 `+"\uFFFD"+`"`, 1)},
 		{
 			name: "ValidationTooManyItems", contentType: ct,
 			body:       `{"currency":"USD","customer":{"name":"A","email":"a@b.co"},"line_items":[{"description":"a","quantity":1},{"description":"a","quantity":1},{"description":"a","quantity":1},{"description":"a","quantity":1}]}`,
@@ -304,6 +379,8 @@ func FuzzDecodeJSON(f *testing.F) {
 	f.Add("application/json", `{"due_date":"2024-13-01T00:00:00Z"}`)
 	f.Add("application/json", `{"metadata":{"k":"v"}} trailing`)
 	f.Add("application/json", `"\ud800"`)
+	f.Add("application/json", `{"metadata":{"k\ud83d\ude00":"\udc00"}}`)
+	f.Add("application/json", `{"currency":"`+"\xff"+`"}`)
 	f.Add("application/json", ``)
 	f.Add("text/plain", `{}`)
 	f.Add("application/json; charset=utf-8", `{"currency":"USD","line_items":[]}`)
@@ -315,6 +392,14 @@ func FuzzDecodeJSON(f *testing.F) {
 		var dst decodeTestInput
 		err := decodeJSON(r, &dst)
 		if err == nil {
+			// What decodes is the client's text: nothing a database
+			// refuses, and no U+FFFD the client did not send.
+			sentFFFD := strings.Contains(body, "\uFFFD") || strings.Contains(strings.ToLower(body), `\ufffd`)
+			for _, s := range dst.strings() {
+				if textProblem(s) != "" || (!sentFFFD && strings.ContainsRune(s, '\uFFFD')) {
+					t.Fatalf("decodeJSON(%q) accepted the string %q", body, s)
+				}
+			}
 			return
 		}
 		var p *Problem

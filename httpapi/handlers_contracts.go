@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/internal/id"
 )
 
 // listContractRequests answers GET /api/contract-requests: the tenant's
@@ -79,8 +80,12 @@ func (a *API) previewInvoice(w http.ResponseWriter, r *http.Request) error {
 // getContractRequest answers GET /api/contract-requests/{id}; another
 // tenant's request is 404.
 func (a *API) getContractRequest(w http.ResponseWriter, r *http.Request) error {
+	contractID, err := pathID(r, id.Contract, "contract request")
+	if err != nil {
+		return err
+	}
 	m, _ := MembershipFrom(r.Context())
-	req, err := a.cfg.Billing.ContractRequest(r.Context(), m.TenantID, r.PathValue("id"))
+	req, err := a.cfg.Billing.ContractRequest(r.Context(), m.TenantID, contractID)
 	if err != nil {
 		return err
 	}

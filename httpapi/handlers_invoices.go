@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/internal/id"
 )
 
 // listInvoices answers GET /api/v1/collections/invoices: the tenant's
@@ -44,8 +45,12 @@ func (a *API) createInvoice(w http.ResponseWriter, r *http.Request) error {
 // getInvoice answers GET /api/v1/collections/invoices/{id}; another
 // tenant's invoice is 404.
 func (a *API) getInvoice(w http.ResponseWriter, r *http.Request) error {
+	invoiceID, err := pathID(r, id.Invoice, "invoice")
+	if err != nil {
+		return err
+	}
 	m, _ := MembershipFrom(r.Context())
-	inv, err := a.cfg.Billing.Get(r.Context(), m.TenantID, r.PathValue("id"))
+	inv, err := a.cfg.Billing.Get(r.Context(), m.TenantID, invoiceID)
 	if err != nil {
 		return err
 	}

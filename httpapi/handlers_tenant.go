@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -26,6 +27,11 @@ func (a *API) selectTenant(w http.ResponseWriter, r *http.Request) error {
 	var req selectTenantRequest
 	if err := decodeJSON(r, &req); err != nil {
 		return err
+	}
+	if !id.Valid(id.Tenant, req.TenantID) {
+		// Not an id of any tenant: said before it reaches a query.
+		return validationProblem([]FieldError{{Field: "tenant_id", Code: "invalid",
+			Message: "must be a tenant id: ten_ and 26 lower-case letters and digits"}})
 	}
 	p, _ := PrincipalFrom(r.Context())
 	m, err := a.cfg.Tenancy.SelectTenant(r.Context(), p.Credential, req.TenantID)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/support"
 )
 
@@ -53,8 +54,12 @@ func (a *API) createTicket(w http.ResponseWriter, r *http.Request) error {
 
 // getTicket answers GET /api/tickets/{id}; another tenant's ticket is 404.
 func (a *API) getTicket(w http.ResponseWriter, r *http.Request) error {
+	ticketID, err := pathID(r, id.Ticket, "ticket")
+	if err != nil {
+		return err
+	}
 	m, _ := MembershipFrom(r.Context())
-	t, err := a.cfg.Support.Get(r.Context(), m.TenantID, r.PathValue("id"))
+	t, err := a.cfg.Support.Get(r.Context(), m.TenantID, ticketID)
 	if err != nil {
 		return err
 	}

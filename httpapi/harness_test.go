@@ -28,7 +28,7 @@ var jwtSecret = []byte("test-secret-test-secret-test-secret!")
 // env is a running API on a real database with two tenants and users:
 // alice owns acme and is a member of globex; bob is billing at acme only.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	db      *bun.DB
 	svc     *tenancy.Service
 	api     *httpapi.API
@@ -44,7 +44,7 @@ type env struct {
 }
 
 // newAPI builds an API over e's database, as one server replica would.
-func newAPI(t *testing.T, e *env) *httpapi.API {
+func newAPI(t testing.TB, e *env) *httpapi.API {
 	t.Helper()
 	cfg := httpapi.NewConfig(e.db, catalog.Default())
 	cfg.JWT = httpapi.JWTConfig{Secret: jwtSecret, Issuer: "https://idp.test", Audience: "tenantkit"}
@@ -65,7 +65,7 @@ func eachEnv(t *testing.T, fn func(t *testing.T, e *env)) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) { fn(t, newEnv(t, db, nil)) }, migrations()...)
 }
 
-func newEnv(t *testing.T, db *bun.DB, mutate func(*httpapi.Config)) *env {
+func newEnv(t testing.TB, db *bun.DB, mutate func(*httpapi.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
 	e := &env{t: t, db: db, svc: tenancy.NewService(tenancy.NewBunStore(db), catalog.Default())}
@@ -140,7 +140,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) json(t *testing.T) map[string]any {
+func (r response) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {

@@ -193,6 +193,17 @@ func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 			if op.RequestBody != nil {
 				wantStatus[http.StatusRequestEntityTooLarge] = true
 			}
+			// Any operation refuses a query parameter it does not take.
+			wantStatus[http.StatusBadRequest] = true
+			var documented []string
+			for _, p := range op.Parameters {
+				if p.Value.In == openapi3.ParameterInQuery {
+					documented = append(documented, p.Value.Name)
+				}
+			}
+			if !slices.Equal(documented, ep.query) {
+				t.Errorf("query parameters documented %v, taken %v", documented, ep.query)
+			}
 			for status, want := range wantStatus {
 				if got := op.Responses.Status(status) != nil; got != want {
 					t.Errorf("response %d documented = %v, want %v", status, got, want)

@@ -60,6 +60,9 @@ type endpoint struct {
 	state bool
 	// idempotent endpoints honour Idempotency-Key.
 	idempotent bool
+	// query lists the query parameters the endpoint takes; any other is
+	// refused with 400, as unknown body fields are (checkQuery).
+	query []string
 	// maxBody overrides the API's body limit.
 	maxBody int64
 	// csrfExempt skips the CSRF check (only the provider-called webhook).
@@ -79,7 +82,7 @@ func (a *API) table() []endpoint {
 
 		// Collections
 		{method: "GET", path: "/api/v1/collections/invoices", group: GroupCollections,
-			tenant: true, permission: tenancy.PermInvoicesRead, handle: with(a.cfg.Billing, a.listInvoices)},
+			tenant: true, permission: tenancy.PermInvoicesRead, query: listQuery("status", "customer_email"), handle: with(a.cfg.Billing, a.listInvoices)},
 		{method: "POST", path: "/api/v1/collections/invoices", group: GroupCollections,
 			tenant: true, permission: tenancy.PermInvoicesWrite, module: catalog.ModuleInvoices, idempotent: true,
 			handle: with(a.cfg.Billing, a.createInvoice)},
@@ -90,15 +93,15 @@ func (a *API) table() []endpoint {
 		{method: "POST", path: "/api/tenant/select", group: GroupTenant, handle: a.selectTenant},
 		{method: "GET", path: "/api/tenant/access-matrix", group: GroupTenant, tenant: true, handle: a.accessMatrix},
 		{method: "GET", path: "/api/tenant/entitlements/limit", group: GroupTenant, tenant: true,
-			permission: tenancy.PermEntitlementsRead, state: true, handle: a.entitlementLimits},
+			permission: tenancy.PermEntitlementsRead, state: true, query: []string{"feature"}, handle: a.entitlementLimits},
 		{method: "PATCH", path: "/api/tenant/entitlements/toggle", group: GroupTenant, tenant: true,
 			permission: tenancy.PermEntitlementsManage, handle: a.toggleModule},
 		{method: "GET", path: "/api/tenant/notifications", group: GroupTenant, tenant: true,
-			permission: tenancy.PermNotificationsRead, handle: a.listNotifications},
+			permission: tenancy.PermNotificationsRead, query: listQuery("unread"), handle: a.listNotifications},
 
 		// Support
 		{method: "GET", path: "/api/tickets", group: GroupSupport, tenant: true,
-			permission: tenancy.PermTicketsRead, module: catalog.ModuleTickets, handle: with(a.cfg.Support, a.listTickets)},
+			permission: tenancy.PermTicketsRead, module: catalog.ModuleTickets, query: listQuery("status", "priority", "requester"), handle: with(a.cfg.Support, a.listTickets)},
 		{method: "POST", path: "/api/tickets", group: GroupSupport, tenant: true,
 			permission: tenancy.PermTicketsWrite, module: catalog.ModuleTickets, idempotent: true, handle: with(a.cfg.Support, a.createTicket)},
 		{method: "GET", path: "/api/tickets/{id}", group: GroupSupport, tenant: true,
@@ -106,7 +109,7 @@ func (a *API) table() []endpoint {
 
 		// Contracts & Billing
 		{method: "GET", path: "/api/contract-requests", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.listContractRequests)},
+			permission: tenancy.PermContractsRead, query: listQuery("status"), handle: with(a.cfg.Billing, a.listContractRequests)},
 		{method: "POST", path: "/api/contract-requests", group: GroupContracts, tenant: true,
 			permission: tenancy.PermContractsSubmit, state: true, idempotent: true, handle: with(a.cfg.Billing, a.submitContractRequest)},
 		{method: "GET", path: "/api/contract-requests/{id}", group: GroupContracts, tenant: true,
@@ -129,6 +132,12 @@ func (a *API) table() []endpoint {
 		// The API's description (openapi.json)
 		{method: "GET", path: "/api/openapi.json", group: GroupDocs, public: true, handle: openAPIHandler()},
 	}
+}
+
+// listQuery is the query of a list endpoint: the pagination parameters
+// (parseListParams) and the endpoint's filters.
+func listQuery(filters ...string) []string {
+	return append([]string{"limit", "cursor"}, filters...)
 }
 
 // buildRoutes turns the table into routes with their middleware.

@@ -2,13 +2,14 @@ package httpapi_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -152,7 +153,7 @@ type flakyStore struct {
 
 func (s *flakyStore) Insert(ctx context.Context, r webhook.Record) (bool, error) {
 	if s.failures.Add(-1) >= 0 {
-		return false, database.Wrap(errors.New("connection reset by peer"))
+		return false, database.Wrap(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET})
 	}
 	return s.Store.Insert(ctx, r)
 }

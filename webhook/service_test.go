@@ -3,6 +3,8 @@ package webhook_test
 import (
 	"context"
 	"errors"
+	"net"
+	"syscall"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
@@ -169,7 +171,7 @@ type failingNotifier struct {
 
 func (n *failingNotifier) Notify(ctx context.Context, tenantID string, nn tenancy.NewNotification) (tenancy.Notification, error) {
 	if n.fail {
-		return tenancy.Notification{}, database.Wrap(errors.New("connection reset by peer"))
+		return tenancy.Notification{}, database.Wrap(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET})
 	}
 	return n.Notifier.Notify(ctx, tenantID, nn)
 }

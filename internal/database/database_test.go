@@ -95,8 +95,8 @@ func TestRunInTx(t *testing.T) {
 			if !database.IsUniqueViolation(err) {
 				t.Fatalf("IsUniqueViolation(%v) = false", err)
 			}
-			if w := database.Wrap(err); !errors.Is(w, database.ErrUnavailable) {
-				t.Fatalf("Wrap = %v", w)
+			if w := database.Wrap(err); errors.Is(w, database.ErrUnavailable) {
+				t.Fatalf("Wrap = %v: a refused statement is not an outage", w)
 			}
 		})
 	}, schema())

@@ -3,8 +3,12 @@ package database
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
@@ -39,25 +43,34 @@ func IsForeignKeyViolation(err error) bool {
 }
 
 // ErrUnavailable marks a database failure that is not the caller's fault
-// (connection lost, server restarting, lock timeout). Callers may retry.
+// and may pass: the connection is lost or refused, the server is shutting
+// down, starting up or out of resources, a lock or a serialization
+// conflict got in the way. Callers may retry; the HTTP edge answers 503.
 var ErrUnavailable = errors.New("database unavailable")
 
-// Wrap hides a driver error behind ErrUnavailable so that no driver type
-// leaves a store; the message is kept for the logs. Context cancellation
-// stays matchable with errors.Is.
+// Wrap hides a driver error so that no driver type leaves a store; the
+// message is kept for the logs. Failures of the database's availability
+// (Unavailable) are marked with ErrUnavailable; any other error (a
+// statement the database refused, such as invalid UTF-8, a NUL byte or a
+// value too long for its column) is a plain error, which the HTTP edge
+// answers with 500: input that reaches the database is the server's bug,
+// not an outage. Context cancellation stays matchable with errors.Is.
 func Wrap(err error) error {
-	if err == nil {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case Unavailable(err):
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	default:
+		return fmt.Errorf("database: %v", err)
 	}
-	return fmt.Errorf("%w: %v", ErrUnavailable, err)
 }
 
 // Translate turns a driver error into a store's domain sentinels: no rows
 // and a foreign key to nothing become notFound, a unique violation becomes
-// conflict, anything else is hidden behind ErrUnavailable (Wrap).
+// conflict, anything else is hidden by Wrap.
 func Translate(err, notFound, conflict error) error {
 	switch {
 	case err == nil:
@@ -69,4 +82,85 @@ func Translate(err, notFound, conflict error) error {
 	default:
 		return Wrap(err)
 	}
+}
+
+// Unavailable reports whether err says that the database cannot serve
+// right now, rather than that it refused a statement: the context ended;
+// the connection could not be made, broke or was closed (network errors,
+// EOF, driver.ErrBadConn); Postgres reported a connection exception, a
+// shutdown or a start-up in progress, a lack of resources, a lock or
+// statement timeout, a serialization failure or deadlock, or a read-only
+// transaction (a standby after a failover); SQLite was busy or locked,
+// out of memory or disk, or failed to read or write its file.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, pgconn.ErrConnClosed) {
+		return true
+	}
+	// A failed connection attempt is unavailable whatever the server said
+	// (it may be a PgError such as 57P03 "the database system is starting up").
+	var connect *pgconn.ConnectError
+	if errors.As(err, &connect) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pgUnavailable(pg.Code)
+	}
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		return sqliteUnavailable(lite.Code())
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	// pgconn's own errors before anything was sent (a closed or busy
+	// connection, a failed write of the request) and its timeouts.
+	return pgconn.Timeout(err) || pgconn.SafeToRetry(err)
+}
+
+// pgUnavailable reports whether a Postgres SQLSTATE is a failure of
+// availability (see Unavailable).
+func pgUnavailable(code string) bool {
+	switch code {
+	case "08P01":
+		// protocol_violation is what Postgres answers to a NUL byte in a
+		// bound text parameter: an ERROR on a connection that stays usable,
+		// caused by the input, not by the connection.
+		return false
+	case "57014", // query_canceled: statement_timeout, or cancelled by an operator
+		"55P03", // lock_not_available: lock_timeout
+		"40001", // serialization_failure
+		"40P01", // deadlock_detected
+		"25006", // read_only_sql_transaction: a standby, e.g. during a failover
+		"58000", // system_error
+		"58030": // io_error
+		return true
+	}
+	switch {
+	case strings.HasPrefix(code, "08"): // connection_exception
+		return true
+	case strings.HasPrefix(code, "53"): // insufficient_resources (disk, memory, connections)
+		return true
+	case strings.HasPrefix(code, "57P"): // admin/crash shutdown, cannot_connect_now, database_dropped, idle timeouts
+		return true
+	}
+	return false
+}
+
+// sqliteUnavailable reports whether a SQLite result code (primary or
+// extended) is a failure of availability (see Unavailable).
+func sqliteUnavailable(code int) bool {
+	switch code & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_IOERR,
+		sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL, sqlite3.SQLITE_INTERRUPT:
+		return true
+	}
+	return false
 }

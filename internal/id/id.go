@@ -29,13 +29,32 @@ func New(prefix string) string {
 	return prefix + "_" + strings.ToLower(ulid.Make().String())
 }
 
-// Valid reports whether s looks like an id of the given prefix. Handlers use
-// it to answer 404 for garbage ids without touching the database.
+// Valid reports whether s is an id of the given prefix exactly as New
+// writes it: the prefix, "_", and 26 characters of lower-case Crockford
+// base32 (no i, l, o or u) whose first is 0-7, so that it fits 128 bits.
+// Anything else, including NUL bytes, invalid UTF-8, upper case and
+// over-long input, is not an id of any resource: handlers answer it with
+// 404 without touching the database.
 func Valid(prefix, s string) bool {
 	rest, ok := strings.CutPrefix(s, prefix+"_")
-	if !ok || len(rest) != ulid.EncodedSize {
+	if !ok || len(rest) != ulid.EncodedSize || rest[0] > '7' {
 		return false
 	}
-	_, err := ulid.ParseStrict(strings.ToUpper(rest))
-	return err == nil
+	for i := 0; i < len(rest); i++ {
+		if !isCrockford(rest[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isCrockford reports whether c is a lower-case Crockford base32 digit.
+func isCrockford(c byte) bool {
+	switch {
+	case '0' <= c && c <= '9':
+		return true
+	case 'a' <= c && c <= 'z':
+		return c != 'i' && c != 'l' && c != 'o' && c != 'u'
+	}
+	return false
 }

@@ -31,6 +31,15 @@ func TestValid(t *testing.T) {
 		{"Empty", Ticket, "", false},
 		{"Short", Ticket, "tkt_01", false},
 		{"NotBase32", Ticket, "tkt_" + strings.Repeat("u", 26), false},
+		{"Nul", Ticket, "\x00", false},
+		{"NulInside", Ticket, good[:10] + "\x00" + good[11:], false},
+		{"InvalidUTF8", Ticket, good[:10] + "\xff" + good[11:], false},
+		{"UpperCase", Ticket, "tkt_" + strings.ToUpper(good[4:]), false},
+		{"UpperPrefix", Ticket, "TKT_" + good[4:], false},
+		{"Long", Ticket, good + "0", false},
+		{"Overflow", Ticket, "tkt_8" + good[5:], false},
+		{"LargestULID", Ticket, "tkt_7" + strings.Repeat("z", 25), true},
+		{"Space", Ticket, "tkt_ " + good[5:], false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
