@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Targets (SPEC §8 and the benchmark issue).
+// Targets (the project's performance goals).
 const (
 	targetP99Ratio  = 2.0       // p99 at half the baseline's max rate, tenantkit / baseline
 	targetDeepRatio = 1.2       // deep page p50 / page 1 p50

@@ -13,7 +13,7 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
-// authEndpoints are the endpoints marked Auth in the interface document.
+// authEndpoints are the endpoints that need a credential.
 var authEndpoints = []struct{ method, path string }{
 	{"GET", "/api/auth/me"},
 	{"GET", "/api/v1/collections/invoices"},

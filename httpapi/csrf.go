@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// CSRF protection (SPEC §3): a session cookie is an ambient credential that a
+// CSRF protection: a session cookie is an ambient credential that a
 // browser attaches to requests other sites trigger, so every unsafe request
 // it authenticates must also carry a token the other site cannot know. The
 // tokens are signed (HMAC) and bound to the session, so one stolen from or
@@ -71,7 +71,7 @@ func (c *csrfTokens) issue(binding string) (token string, expires time.Time) {
 	buf := make([]byte, csrfPayloadLen, csrfTokenLen)
 	buf[0] = csrfVersion
 	binary.BigEndian.PutUint64(buf[1:9], uint64(exp))
-	_, _ = rand.Read(buf[9:csrfPayloadLen]) // never fails since Go 1.24; it crashes the program instead
+	_, _ = rand.Read(buf[9:csrfPayloadLen]) // crypto/rand.Read never fails (it crashes the program instead)
 	buf = append(buf, c.mac(buf, binding)...)
 	return base64.RawURLEncoding.EncodeToString(buf), time.Unix(exp, 0).UTC()
 }
@@ -176,7 +176,7 @@ func csrfTokenFromRequest(r *http.Request) string {
 // setCSRFCookie stores token in the CSRF cookie until expires. HttpOnly
 // because clients get the token from GET /api/csrf, never from the cookie;
 // SameSite=Lax keeps it off cross-site subrequests; Secure when served over
-// TLS (SPEC §3).
+// TLS.
 func setCSRFCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
 	http.SetCookie(w, &http.Cookie{
 		Name:     csrfCookieName,

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Pagination bounds of every list endpoint (SPEC §4).
+// Pagination bounds of every list endpoint.
 const (
 	defaultListLimit = 20
 	maxListLimit     = 100

@@ -19,7 +19,7 @@ import (
 
 // decodeJSON reads the request body as exactly one JSON value into dst and,
 // when dst is a struct, validates it with its `validate` tags. Every way
-// input can be wrong is answered with a *Problem (SPEC §4):
+// input can be wrong is answered with a *Problem:
 //
 //   - Content-Type not application/json: 415 unsupported_media_type;
 //   - body over the limit set by limitBody: 413 payload_too_large;

@@ -19,7 +19,7 @@ type webhookAck struct {
 	Outcome webhook.Outcome `json:"outcome"`
 }
 
-// paymentWebhook answers POST /api/webhooks/payment-provider (SPEC §6).
+// paymentWebhook answers POST /api/webhooks/payment-provider.
 // The route row makes it public (no credential, rate limited per client
 // IP), exempt from CSRF and bounded to webhook.MaxPayloadBytes (413).
 //

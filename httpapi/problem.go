@@ -21,7 +21,7 @@ import (
 
 // Problem codes: the stable, machine-readable half of every error response.
 // Clients branch on Code, never on Title or Detail, so a code once published
-// never changes meaning (SPEC §4).
+// never changes meaning.
 const (
 	CodeInvalidRequest           = "invalid_request"            // 400: malformed JSON, unknown field, wrong type, bad query parameter
 	CodeUnauthenticated          = "unauthenticated"            // 401: missing or bad credentials
@@ -34,7 +34,7 @@ const (
 	CodeMethodNotAllowed         = "method_not_allowed"         // 405
 	CodeTenantNotSelected        = "tenant_not_selected"        // 409: several memberships and no active tenant
 	CodeConflict                 = "conflict"                   // 409: illegal state transition, duplicate, concurrent retry
-	CodeIdempotencyKeyReused     = "idempotency_key_reused"     // same Idempotency-Key, different body (422 per SPEC §4 "Idempotency")
+	CodeIdempotencyKeyReused     = "idempotency_key_reused"     // same Idempotency-Key, different body (422)
 	CodePayloadTooLarge          = "payload_too_large"          // 413
 	CodeUnsupportedMediaType     = "unsupported_media_type"     // 415
 	CodeValidationFailed         = "validation_failed"          // 422: well-formed input that breaks a rule; see Problem.Errors
@@ -282,8 +282,6 @@ func mapError(err error, table []errorMapping) *Problem {
 	if err == nil {
 		return nil
 	}
-	// errors.As rather than errors.AsType keeps the package building with
-	// the Go 1.24 that SPEC §0 promises.
 	var p *Problem
 	if errors.As(err, &p) {
 		return p

@@ -11,7 +11,7 @@ import (
 // Group names a set of endpoints that a host app can mount on its own.
 type Group string
 
-// The endpoint groups of the interface document.
+// The endpoint groups.
 const (
 	GroupAuth        Group = "auth"
 	GroupCollections Group = "collections"
@@ -72,7 +72,7 @@ type endpoint struct {
 	handle handlerFunc
 }
 
-// table is the route table: every endpoint of the interface document, and
+// table is the route table: every documented endpoint, and
 // the companions tenantkit adds.
 func (a *API) table() []endpoint {
 	return []endpoint{
