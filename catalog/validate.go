@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"github.com/tenantkit/tenantkit/internal/iso4217"
 	"maps"
 	"slices"
 	"strings"
@@ -117,7 +118,7 @@ func (v *validator) plan(path string, p Plan, seen map[string]string) {
 	v.id(path+".id", p.ID, "plan", seen)
 	v.name(path+".name", p.Name)
 	if !validCurrency(p.Currency) {
-		v.addf(path+".currency", "%q is not an ISO 4217 code of 3 upper-case letters", p.Currency)
+		v.addf(path+".currency", "%q is not an active ISO 4217 currency code (upper case, with a minor unit)", p.Currency)
 	}
 	if p.Interval != IntervalMonth && p.Interval != IntervalYear {
 		v.addf(path+".interval", "%q is not %q or %q", p.Interval, IntervalMonth, IntervalYear)
@@ -255,16 +256,10 @@ func validID(s string) bool {
 	return true
 }
 
-// validCurrency reports whether s has the shape of an ISO 4217 code. Whether
-// the code is assigned, and its minor unit, is billing's concern.
+// validCurrency reports whether s is an active ISO 4217 currency with a
+// minor unit (list one): a plan priced in a retired code or in gold could
+// never be invoiced.
 func validCurrency(s string) bool {
-	if len(s) != 3 {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < 'A' || s[i] > 'Z' {
-			return false
-		}
-	}
-	return true
+	c, ok := iso4217.Lookup(s)
+	return ok && c.HasMinorUnit()
 }

@@ -109,12 +109,22 @@ func TestNew_Validation(t *testing.T) {
 		{
 			name:   "ErrCurrencyLowerCase",
 			mutate: func(d *doc) { d.plans[0].Currency = "eur" },
-			want:   []catalog.Problem{{Path: "plans[0].currency", Message: `"eur" is not an ISO 4217 code of 3 upper-case letters`}},
+			want:   []catalog.Problem{{Path: "plans[0].currency", Message: `"eur" is not an active ISO 4217 currency code (upper case, with a minor unit)`}},
 		},
 		{
 			name:   "ErrCurrencyLength",
 			mutate: func(d *doc) { d.plans[0].Currency = "EURO" },
-			want:   []catalog.Problem{{Path: "plans[0].currency", Message: `"EURO" is not an ISO 4217 code of 3 upper-case letters`}},
+			want:   []catalog.Problem{{Path: "plans[0].currency", Message: `"EURO" is not an active ISO 4217 currency code (upper case, with a minor unit)`}},
+		},
+		{
+			name:   "ErrCurrencyRetired",
+			mutate: func(d *doc) { d.plans[0].Currency = "HRK" },
+			want:   []catalog.Problem{{Path: "plans[0].currency", Message: `"HRK" is not an active ISO 4217 currency code (upper case, with a minor unit)`}},
+		},
+		{
+			name:   "ErrCurrencyNoMinorUnit",
+			mutate: func(d *doc) { d.plans[0].Currency = "XAU" },
+			want:   []catalog.Problem{{Path: "plans[0].currency", Message: `"XAU" is not an active ISO 4217 currency code (upper case, with a minor unit)`}},
 		},
 		{
 			name:   "ErrInterval",
@@ -225,7 +235,7 @@ func TestNew_Validation(t *testing.T) {
 				d.plans[1].Modules[2] = "support.foo"
 			},
 			want: []catalog.Problem{
-				{Path: "plans[0].currency", Message: `"usd" is not an ISO 4217 code of 3 upper-case letters`},
+				{Path: "plans[0].currency", Message: `"usd" is not an active ISO 4217 currency code (upper case, with a minor unit)`},
 				{Path: "plans[1].interval", Message: `"" is not "month" or "year"`},
 				{Path: "plans[1].modules[2]", Message: `unknown module "support.foo"`},
 			},
