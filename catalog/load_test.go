@@ -48,7 +48,7 @@ func TestParse(t *testing.T) {
 		{"ErrTrailingData", minimal + ` {}`, "catalog: decode: unexpected data after the catalog object"},
 		{"ErrNull", `null`, "catalog: invalid catalog: plans: at least one plan is required"},
 		{"ErrInvalid", strings.Replace(minimal, `"currency": "USD"`, `"currency": "usd"`, 1),
-			`catalog: invalid catalog: plans[0].currency: "usd" is not an ISO 4217 code`},
+			`catalog: invalid catalog: plans[0].currency: "usd" is not an active ISO 4217 currency code`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := catalog.Parse([]byte(tc.data))
