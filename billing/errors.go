@@ -3,8 +3,8 @@ package billing
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
+
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Sentinel errors of the billing domain. Service methods wrap them with
@@ -18,72 +18,43 @@ var (
 	// ErrConflict: the invoice's status does not allow the operation (see
 	// TransitionError), or a unique value (id, number) is already taken.
 	ErrConflict = errors.New("conflict")
-	// ErrInvalid: input failed validation; see InvalidError for the fields.
-	ErrInvalid = errors.New("invalid input")
+	// ErrInvalid: input failed validation; see InvalidError for the
+	// fields. It is field.ErrInvalid, the same error in every domain.
+	ErrInvalid = field.ErrInvalid
 	// ErrCurrencyMismatch: a payment or refund is in another currency than
 	// its invoice. Nothing is applied.
 	ErrCurrencyMismatch = errors.New("currency does not match the invoice")
 )
 
 // InvalidError lists the fields that failed validation, keyed by their
-// JSON path ("currency", "line_items[0].quantity", "metadata"). It
-// matches ErrInvalid with errors.Is.
-type InvalidError struct {
-	Fields map[string]string
-}
+// JSON path ("currency", "line_items[0].quantity", "metadata"), each with
+// the rule it broke and a message; it is the one type every domain uses
+// (see package field). It matches ErrInvalid with errors.Is.
+type InvalidError = field.InvalidError
 
-// Error implements error, listing the fields in a stable order.
-func (e *InvalidError) Error() string {
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("invalid input:")
-	for _, k := range keys {
-		b.WriteString(" " + k + ": " + e.Fields[k] + ";")
-	}
-	return b.String()
-}
+// fieldErrors collects failures as field.Errors does, for checks whose
+// every failure has code field.Invalid (a value that is not accepted):
+// add words the message. The first message per field wins.
+type fieldErrors field.Errors
 
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
-
-// FieldErrors returns field path → message, for the HTTP edge.
-func (e *InvalidError) FieldErrors() map[string]string { return e.Fields }
-
-// fieldErrors collects validation failures; the first message per field wins.
-type fieldErrors map[string]string
-
-func (f fieldErrors) add(field, format string, args ...any) {
-	if _, ok := f[field]; !ok {
-		f[field] = fmt.Sprintf(format, args...)
-	}
+func (f fieldErrors) add(path, format string, args ...any) {
+	field.Errors(f).Addf(path, field.Invalid, format, args...)
 }
 
 // merge adds the fields of an *InvalidError in err's chain to f.
-func (f fieldErrors) merge(err error) {
-	var ie *InvalidError
-	if errors.As(err, &ie) {
-		for k, v := range ie.Fields {
-			f.add(k, "%s", v)
-		}
-	}
-}
+func (f fieldErrors) merge(err error) { field.Errors(f).Merge(err) }
 
 // err returns the collected failures as an *InvalidError, or nil.
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return &InvalidError{Fields: f}
+func (f fieldErrors) err() error { return field.Errors(f).Err() }
+
+// invalid is an *InvalidError about one field, code field.Invalid.
+func invalid(path, format string, args ...any) *InvalidError {
+	return field.NewInvalidError(path, field.Invalid, fmt.Sprintf(format, args...))
 }
 
-func invalid(field, format string, args ...any) *InvalidError {
-	f := fieldErrors{}
-	f.add(field, format, args...)
-	return &InvalidError{Fields: f}
+// outOfRange is an *InvalidError about one number, code field.OutOfRange.
+func outOfRange(path, format string, args ...any) *InvalidError {
+	return field.NewInvalidError(path, field.OutOfRange, fmt.Sprintf(format, args...))
 }
 
 // TransitionError says that an invoice's status does not allow an

@@ -2,15 +2,19 @@ package billing
 
 import (
 	"fmt"
+	"maps"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Bounds of the other fields of CreateInvoiceInput. Lengths count
-// characters (Unicode code points), as the validate tags do.
+// characters (Unicode code points).
 const (
 	// MaxCustomerNameLen is the longest customer name.
 	MaxCustomerNameLen = 200
@@ -29,35 +33,35 @@ const (
 )
 
 // CreateInvoiceInput is what Create needs: the request body of
-// POST /api/v1/collections/invoices, decoded as is. The validate tags let
-// the HTTP edge refuse the obviously wrong early with the same field paths;
-// Create validates everything again itself, so library callers get the
-// same answers without the tags.
+// POST /api/v1/collections/invoices, decoded as is. Create checks every
+// field (validateCreate is the one place its rules live) and answers an
+// *InvalidError naming each field by its JSON path.
 type CreateInvoiceInput struct {
 	Customer CustomerInput `json:"customer"`
 	// Currency is an upper-case ISO 4217 code in use today (LookupCurrency).
-	Currency string `json:"currency" validate:"required"`
+	Currency string `json:"currency"`
 	// LineItems holds 1..MaxLineItems lines.
-	LineItems []LineItemInput `json:"line_items" validate:"required,min=1,max=100,dive"`
+	LineItems []LineItemInput `json:"line_items"`
 	// Status is "draft" or "open"; empty means "open". Creating an invoice
 	// open finalizes it at once (finalized_at is set).
-	Status string `json:"status,omitempty" validate:"omitempty,oneof=draft open"`
+	Status string `json:"status,omitempty"`
 	// DueDate is a calendar date "YYYY-MM-DD" (DateLayout), or empty.
-	DueDate string `json:"due_date,omitempty" validate:"omitempty,datetime=2006-01-02"`
+	DueDate string `json:"due_date,omitempty"`
 	// Memo is free text for the customer, up to MaxMemoLen characters.
-	Memo string `json:"memo,omitempty" validate:"max=2000"`
+	Memo string `json:"memo,omitempty"`
 	// Metadata is the tenant's own data: at most MaxMetadataKeys entries,
 	// keys of 1..MaxMetadataKeyLen characters, values of at most
 	// MaxMetadataValueLen.
-	Metadata map[string]string `json:"metadata,omitempty" validate:"max=50,dive,keys,min=1,max=40,endkeys,max=500"`
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 // CustomerInput is the customer of CreateInvoiceInput.
 type CustomerInput struct {
-	// Name is 1..MaxCustomerNameLen characters.
-	Name string `json:"name" validate:"required,max=200"`
-	// Email is a plain address ("ada@example.com"), stored lower-case.
-	Email string `json:"email" validate:"required,max=254,email"`
+	// Name is 1..MaxCustomerNameLen characters once trimmed.
+	Name string `json:"name"`
+	// Email is a plain address ("ada@example.com") of at most MaxEmailLen
+	// characters, stored lower-case.
+	Email string `json:"email"`
 }
 
 // invoiceDraft is a validated CreateInvoiceInput with its computed lines
@@ -75,22 +79,18 @@ type invoiceDraft struct {
 // validateCreate checks every field of in and computes the invoice's
 // amounts. Whatever is wrong is reported at once, as an *InvalidError.
 func validateCreate(in CreateInvoiceInput) (invoiceDraft, error) {
-	f := fieldErrors{}
+	f := field.Errors{}
 	var d invoiceDraft
 
-	name, msg := cleanText(in.Customer.Name, 1, MaxCustomerNameLen)
+	name := strings.TrimSpace(in.Customer.Name)
+	addText(f, "customer.name", name, true, MaxCustomerNameLen)
+	email, code, msg := normalizeEmail(in.Customer.Email)
 	if msg != "" {
-		f.add("customer.name", "%s", msg)
-	}
-	email, msg := normalizeEmail(in.Customer.Email)
-	if msg != "" {
-		f.add("customer.email", "%s", msg)
+		f.Add("customer.email", code, msg)
 	}
 	d.customer = Customer{Name: name, Email: email}
 
-	if _, err := LookupCurrency(in.Currency); err != nil {
-		f.merge(err)
-	}
+	checkCurrency(f, in.Currency)
 	d.currency = in.Currency
 	d.lines, d.subtotal, d.tax, d.total = computeTotals(f, in.LineItems)
 
@@ -100,60 +100,79 @@ func validateCreate(in CreateInvoiceInput) (invoiceDraft, error) {
 	case StatusDraft:
 		d.status = StatusDraft
 	default:
-		f.add("status", "must be one of: draft, open")
+		f.OneOf("status", string(StatusDraft), string(StatusOpen))
 	}
 	if in.DueDate != "" {
 		if t, err := time.Parse(DateLayout, in.DueDate); err != nil || t.Format(DateLayout) != in.DueDate {
-			f.add("due_date", "must be a date in the layout YYYY-MM-DD")
+			f.Add("due_date", field.Invalid, "must be a date in the layout YYYY-MM-DD")
 		}
 	}
 	d.dueDate = in.DueDate
-	if msg := checkText(in.Memo, 0, MaxMemoLen); msg != "" {
-		f.add("memo", "%s", msg)
-	}
+	addText(f, "memo", in.Memo, false, MaxMemoLen)
 	d.memo = in.Memo
-	d.metadata = make(map[string]string, len(in.Metadata))
-	if msg := checkMetadata(in.Metadata); msg != "" {
-		f.add("metadata", "%s", msg)
+	checkMetadata(f, in.Metadata)
+	d.metadata = maps.Clone(in.Metadata)
+	if d.metadata == nil {
+		d.metadata = map[string]string{}
 	}
-	for k, v := range in.Metadata {
-		d.metadata[k] = v
-	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return invoiceDraft{}, err
 	}
 	return d, nil
 }
 
-// checkMetadata returns what is wrong with m, or "".
-func checkMetadata(m map[string]string) string {
+// checkCurrency records in f what is wrong with the currency code s.
+func checkCurrency(f field.Errors, s string) {
+	if s == "" {
+		f.Required("currency")
+		return
+	}
+	if _, err := LookupCurrency(s); err != nil {
+		f.Merge(err)
+	}
+}
+
+// checkMetadata records in f, under "metadata", the first thing wrong with
+// m: too many keys, or a key or value (in key order) that is not text of
+// the right length.
+func checkMetadata(f field.Errors, m map[string]string) {
 	if len(m) > MaxMetadataKeys {
-		return fmt.Sprintf("must have at most %d keys", MaxMetadataKeys)
+		f.Addf("metadata", field.TooMany, "must have at most %d keys", MaxMetadataKeys)
+		return
 	}
-	for k, v := range m {
-		if msg := checkText(k, 1, MaxMetadataKeyLen); msg != "" {
-			return fmt.Sprintf("key %q: %s", truncate(k, MaxMetadataKeyLen), msg)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if code, msg := textRule(k, true, MaxMetadataKeyLen); code != "" {
+			f.Addf("metadata", code, "key %q: %s", truncate(k, MaxMetadataKeyLen), msg)
+			return
 		}
-		if msg := checkText(v, 0, MaxMetadataValueLen); msg != "" {
-			return fmt.Sprintf("value of %q: %s", k, msg)
+		if code, msg := textRule(m[k], false, MaxMetadataValueLen); code != "" {
+			f.Addf("metadata", code, "value of %q: %s", k, msg)
+			return
 		}
 	}
-	return ""
 }
 
 // normalizeEmail trims and lower-cases an address and checks that it is a
-// plain one (no display name, no angle brackets). It returns what is wrong,
-// or "".
-func normalizeEmail(s string) (string, string) {
-	email := strings.ToLower(strings.TrimSpace(s))
-	if msg := checkText(email, 1, MaxEmailLen); msg != "" {
-		return "", msg
+// plain one (no display name, no angle brackets). It returns the code and
+// message of what is wrong, or "", "".
+func normalizeEmail(s string) (email, code, msg string) {
+	email = strings.ToLower(strings.TrimSpace(s))
+	if code, msg := textRule(email, true, MaxEmailLen); code != "" {
+		return "", code, msg
 	}
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email {
-		return "", "must be a valid email address"
+		return "", field.Invalid, "must be a valid email address"
 	}
-	return email, ""
+	return email, "", ""
+}
+
+// addText records in f what is wrong with the text s at path, if anything
+// (textRule).
+func addText(f field.Errors, path, s string, required bool, maxLen int) {
+	if code, msg := textRule(s, required, maxLen); code != "" {
+		f.Add(path, code, msg)
+	}
 }
 
 // cleanText trims s and checks it with checkText.
@@ -162,28 +181,36 @@ func cleanText(s string, minLen, maxLen int) (string, string) {
 	return s, checkText(s, minLen, maxLen)
 }
 
-// checkText returns what is wrong with s, or "": it must be valid UTF-8 of
-// minLen..maxLen characters without control characters other than tab and
-// line breaks (a NUL would not even fit a Postgres TEXT column).
+// checkText is textRule for checks that record only a message (with
+// fieldErrors.add): what is wrong with s, or "". minLen is 0 (optional)
+// or 1 (required).
 func checkText(s string, minLen, maxLen int) string {
+	_, msg := textRule(s, minLen > 0, maxLen)
+	return msg
+}
+
+// textRule returns the code and message of the rule s breaks, or "", "":
+// it must be valid UTF-8 of at most maxLen characters, not empty when
+// required, without NUL (which would not even fit a Postgres TEXT column)
+// or other control characters than tab and line breaks.
+func textRule(s string, required bool, maxLen int) (code, msg string) {
 	if !utf8.ValidString(s) {
-		return "must be valid UTF-8"
+		return field.InvalidUTF8, "must be valid UTF-8"
 	}
-	n := utf8.RuneCountInString(s)
-	switch {
-	case n < minLen && minLen == 1:
-		return "is required"
-	case n < minLen:
-		return fmt.Sprintf("must have at least %d characters", minLen)
+	switch n := utf8.RuneCountInString(s); {
+	case n == 0 && required:
+		return field.Required, "is required"
 	case n > maxLen:
-		return fmt.Sprintf("must have at most %d characters", maxLen)
+		return field.TooLong, fmt.Sprintf("must have at most %d characters", maxLen)
+	case strings.IndexByte(s, 0) >= 0:
+		return field.NulByte, "must not contain NUL (U+0000)"
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			return "must not contain control characters"
+			return field.ControlCharacter, "must not contain control characters"
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // truncate shortens s to at most n characters, for error messages.

@@ -4,22 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/go-playground/validator/v10"
-
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
-// invalidCreates are inputs Create must refuse, with the field it must name.
-// tagged says whether the validate tags alone catch it too.
+// invalidCreates are inputs Create must refuse, with the field it must
+// name and the code of the rule broken.
 func invalidCreates() []struct {
 	name   string
 	change func(in *billing.CreateInvoiceInput)
 	field  string
-	tagged bool
+	code   string
 } {
 	meta := func(n, keyLen, valueLen int) map[string]string {
 		m := map[string]string{}
@@ -33,47 +31,48 @@ func invalidCreates() []struct {
 		name   string
 		change func(in *billing.CreateInvoiceInput)
 		field  string
-		tagged bool
+		code   string
 	}{
-		{"CustomerNameMissing", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "" }, "customer.name", true},
-		{"CustomerNameBlank", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "   " }, "customer.name", false},
-		{"CustomerNameTooLong", func(in *billing.CreateInvoiceInput) { in.Customer.Name = strings.Repeat("é", 201) }, "customer.name", true},
-		{"CustomerNameNUL", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "Ada\x00" }, "customer.name", false},
-		{"CustomerNameBadUTF8", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "Ada\xff" }, "customer.name", false},
-		{"EmailMissing", func(in *billing.CreateInvoiceInput) { in.Customer.Email = "" }, "customer.email", true},
-		{"EmailInvalid", func(in *billing.CreateInvoiceInput) { in.Customer.Email = "not-an-email" }, "customer.email", true},
-		{"EmailWithName", func(in *billing.CreateInvoiceInput) { in.Customer.Email = "Ada <ada@example.com>" }, "customer.email", true},
-		{"EmailTooLong", func(in *billing.CreateInvoiceInput) { in.Customer.Email = strings.Repeat("a", 250) + "@example.com" }, "customer.email", true},
-		{"CurrencyMissing", func(in *billing.CreateInvoiceInput) { in.Currency = "" }, "currency", true},
-		{"CurrencyUnknown", func(in *billing.CreateInvoiceInput) { in.Currency = "ABC" }, "currency", false},
-		{"CurrencyLowerCase", func(in *billing.CreateInvoiceInput) { in.Currency = "usd" }, "currency", false},
-		{"CurrencyTesting", func(in *billing.CreateInvoiceInput) { in.Currency = "XTS" }, "currency", false},
-		{"CurrencyRetired", func(in *billing.CreateInvoiceInput) { in.Currency = "HRK" }, "currency", false},
-		{"LineItemsMissing", func(in *billing.CreateInvoiceInput) { in.LineItems = nil }, "line_items", true},
-		{"LineItemsEmpty", func(in *billing.CreateInvoiceInput) { in.LineItems = []billing.LineItemInput{} }, "line_items", true},
-		{"QuantityZero", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Quantity = 0 }, "line_items[0].quantity", true},
-		{"QuantityTooLarge", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Quantity = billing.MaxQuantity + 1 }, "line_items[0].quantity", true},
-		{"UnitAmountNegative", func(in *billing.CreateInvoiceInput) { in.LineItems[0].UnitAmount = -1 }, "line_items[0].unit_amount", true},
-		{"UnitAmountTooLarge", func(in *billing.CreateInvoiceInput) { in.LineItems[0].UnitAmount = billing.MaxUnitAmount + 1 }, "line_items[0].unit_amount", true},
-		{"TaxRateTooLarge", func(in *billing.CreateInvoiceInput) { in.LineItems[0].TaxRateBps = 10001 }, "line_items[0].tax_rate_bps", true},
-		{"DescriptionMissing", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Description = "" }, "line_items[0].description", true},
-		{"DescriptionTooLong", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Description = strings.Repeat("x", 501) }, "line_items[0].description", true},
+		{"CustomerNameMissing", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "" }, "customer.name", field.Required},
+		{"CustomerNameBlank", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "   " }, "customer.name", field.Required},
+		{"CustomerNameTooLong", func(in *billing.CreateInvoiceInput) { in.Customer.Name = strings.Repeat("é", 201) }, "customer.name", field.TooLong},
+		{"CustomerNameNUL", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "Ada\x00" }, "customer.name", field.NulByte},
+		{"CustomerNameBadUTF8", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "Ada\xff" }, "customer.name", field.InvalidUTF8},
+		{"EmailMissing", func(in *billing.CreateInvoiceInput) { in.Customer.Email = "" }, "customer.email", field.Required},
+		{"EmailInvalid", func(in *billing.CreateInvoiceInput) { in.Customer.Email = "not-an-email" }, "customer.email", field.Invalid},
+		{"EmailWithName", func(in *billing.CreateInvoiceInput) { in.Customer.Email = "Ada <ada@example.com>" }, "customer.email", field.Invalid},
+		{"EmailTooLong", func(in *billing.CreateInvoiceInput) { in.Customer.Email = strings.Repeat("a", 250) + "@example.com" }, "customer.email", field.TooLong},
+		{"CurrencyMissing", func(in *billing.CreateInvoiceInput) { in.Currency = "" }, "currency", field.Required},
+		{"CurrencyUnknown", func(in *billing.CreateInvoiceInput) { in.Currency = "ABC" }, "currency", field.Invalid},
+		{"CurrencyLowerCase", func(in *billing.CreateInvoiceInput) { in.Currency = "usd" }, "currency", field.Invalid},
+		{"CurrencyTesting", func(in *billing.CreateInvoiceInput) { in.Currency = "XTS" }, "currency", field.Invalid},
+		{"CurrencyRetired", func(in *billing.CreateInvoiceInput) { in.Currency = "HRK" }, "currency", field.Invalid},
+		{"LineItemsMissing", func(in *billing.CreateInvoiceInput) { in.LineItems = nil }, "line_items", field.Required},
+		{"LineItemsEmpty", func(in *billing.CreateInvoiceInput) { in.LineItems = []billing.LineItemInput{} }, "line_items", field.Required},
+		{"QuantityZero", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Quantity = 0 }, "line_items[0].quantity", field.OutOfRange},
+		{"QuantityTooLarge", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Quantity = billing.MaxQuantity + 1 }, "line_items[0].quantity", field.OutOfRange},
+		{"UnitAmountNegative", func(in *billing.CreateInvoiceInput) { in.LineItems[0].UnitAmount = -1 }, "line_items[0].unit_amount", field.OutOfRange},
+		{"UnitAmountTooLarge", func(in *billing.CreateInvoiceInput) { in.LineItems[0].UnitAmount = billing.MaxUnitAmount + 1 }, "line_items[0].unit_amount", field.OutOfRange},
+		{"TaxRateTooLarge", func(in *billing.CreateInvoiceInput) { in.LineItems[0].TaxRateBps = 10001 }, "line_items[0].tax_rate_bps", field.OutOfRange},
+		{"DescriptionMissing", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Description = "" }, "line_items[0].description", field.Required},
+		{"DescriptionTooLong", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Description = strings.Repeat("x", 501) }, "line_items[0].description", field.TooLong},
 		{"LineOverflow", func(in *billing.CreateInvoiceInput) {
 			in.LineItems[0].Quantity, in.LineItems[0].UnitAmount = billing.MaxQuantity, billing.MaxUnitAmount
-		}, "line_items[0]", false},
-		{"StatusPaid", func(in *billing.CreateInvoiceInput) { in.Status = "paid" }, "status", true},
-		{"StatusUpperCase", func(in *billing.CreateInvoiceInput) { in.Status = "OPEN" }, "status", true},
-		{"DueDateBadMonth", func(in *billing.CreateInvoiceInput) { in.DueDate = "2026-13-01" }, "due_date", true},
-		{"DueDateBadDay", func(in *billing.CreateInvoiceInput) { in.DueDate = "2026-02-30" }, "due_date", true},
-		{"DueDateShortYear", func(in *billing.CreateInvoiceInput) { in.DueDate = "26-01-01" }, "due_date", true},
-		{"DueDateTimestamp", func(in *billing.CreateInvoiceInput) { in.DueDate = "2026-01-01T00:00:00Z" }, "due_date", true},
-		{"MemoTooLong", func(in *billing.CreateInvoiceInput) { in.Memo = strings.Repeat("m", billing.MaxMemoLen+1) }, "memo", true},
-		{"MemoNUL", func(in *billing.CreateInvoiceInput) { in.Memo = "a\x00b" }, "memo", false},
-		{"MetadataTooManyKeys", func(in *billing.CreateInvoiceInput) { in.Metadata = meta(billing.MaxMetadataKeys+1, 3, 1) }, "metadata", true},
-		{"MetadataEmptyKey", func(in *billing.CreateInvoiceInput) { in.Metadata = map[string]string{"": "x"} }, "metadata", true},
-		{"MetadataKeyTooLong", func(in *billing.CreateInvoiceInput) { in.Metadata = meta(1, billing.MaxMetadataKeyLen+1, 1) }, "metadata", true},
-		{"MetadataValueTooLong", func(in *billing.CreateInvoiceInput) { in.Metadata = meta(1, 3, billing.MaxMetadataValueLen+1) }, "metadata", true},
-		{"MetadataValueNUL", func(in *billing.CreateInvoiceInput) { in.Metadata = map[string]string{"k": "\x00"} }, "metadata", false},
+		}, "line_items[0]", field.OutOfRange},
+		{"StatusPaid", func(in *billing.CreateInvoiceInput) { in.Status = "paid" }, "status", field.Invalid},
+		{"StatusUpperCase", func(in *billing.CreateInvoiceInput) { in.Status = "OPEN" }, "status", field.Invalid},
+		{"DueDateBadMonth", func(in *billing.CreateInvoiceInput) { in.DueDate = "2026-13-01" }, "due_date", field.Invalid},
+		{"DueDateBadDay", func(in *billing.CreateInvoiceInput) { in.DueDate = "2026-02-30" }, "due_date", field.Invalid},
+		{"DueDateShortYear", func(in *billing.CreateInvoiceInput) { in.DueDate = "26-01-01" }, "due_date", field.Invalid},
+		{"DueDateTimestamp", func(in *billing.CreateInvoiceInput) { in.DueDate = "2026-01-01T00:00:00Z" }, "due_date", field.Invalid},
+		{"MemoTooLong", func(in *billing.CreateInvoiceInput) { in.Memo = strings.Repeat("m", billing.MaxMemoLen+1) }, "memo", field.TooLong},
+		{"CustomerNameEscape", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "Ada\x1b[31m" }, "customer.name", field.ControlCharacter},
+		{"MemoNUL", func(in *billing.CreateInvoiceInput) { in.Memo = "a\x00b" }, "memo", field.NulByte},
+		{"MetadataTooManyKeys", func(in *billing.CreateInvoiceInput) { in.Metadata = meta(billing.MaxMetadataKeys+1, 3, 1) }, "metadata", field.TooMany},
+		{"MetadataEmptyKey", func(in *billing.CreateInvoiceInput) { in.Metadata = map[string]string{"": "x"} }, "metadata", field.Required},
+		{"MetadataKeyTooLong", func(in *billing.CreateInvoiceInput) { in.Metadata = meta(1, billing.MaxMetadataKeyLen+1, 1) }, "metadata", field.TooLong},
+		{"MetadataValueTooLong", func(in *billing.CreateInvoiceInput) { in.Metadata = meta(1, 3, billing.MaxMetadataValueLen+1) }, "metadata", field.TooLong},
+		{"MetadataValueNUL", func(in *billing.CreateInvoiceInput) { in.Metadata = map[string]string{"k": "\x00"} }, "metadata", field.NulByte},
 	}
 }
 
@@ -84,9 +83,8 @@ func TestCreateInvalid(t *testing.T) {
 			in := validInput()
 			tt.change(&in)
 			_, err := svc.Create(context.Background(), tenantA, in)
-			fields := fieldErrors(t, err)
-			if _, ok := fields[tt.field]; !ok || len(fields) != 1 {
-				t.Errorf("got field errors %v, want exactly one on %q", fields, tt.field)
+			if got := codedErrors(t, err); len(got) != 1 || got[0].Field != tt.field || got[0].Code != tt.code {
+				t.Errorf("got field errors %+v, want exactly one on %q with code %q", got, tt.field, tt.code)
 			}
 			if ent.used != 0 || len(store.invoices) != 0 {
 				t.Errorf("a refused create used %d units and stored %d invoices", ent.used, len(store.invoices))
@@ -104,12 +102,15 @@ func TestCreateInvalidReportsEveryField(t *testing.T) {
 		DueDate:   "tomorrow",
 	}
 	_, err := svc.Create(context.Background(), tenantA, in)
-	got := fieldErrors(t, err)
-	for _, f := range []string{"customer.name", "customer.email", "currency", "line_items[0].description",
-		"line_items[1].tax_rate_bps", "status", "due_date"} {
-		if _, ok := got[f]; !ok {
-			t.Errorf("no error on %q in %v", f, got)
-		}
+	var got []string
+	for _, fe := range codedErrors(t, err) {
+		got = append(got, fe.Field+" "+fe.Code)
+	}
+	// In the order of the input's fields, each with its rule.
+	want := []string{"customer.name required", "customer.email required", "currency invalid",
+		"line_items[0].description required", "line_items[1].tax_rate_bps out_of_range", "status invalid", "due_date invalid"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("field errors:\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -155,49 +156,13 @@ func TestCreateAcceptsBounds(t *testing.T) {
 	}
 }
 
-// newValidator configures go-playground/validator as the HTTP edge does:
-// fields named by their JSON names.
-func newValidator() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		return name
-	})
-	return v
-}
-
-// TestValidateTags checks that CreateInvoiceInput's validate tags parse,
-// accept what Create accepts, and name the same fields as Create for what
-// they refuse.
-func TestValidateTags(t *testing.T) {
-	v := newValidator()
-	if err := v.Struct(validInput()); err != nil {
-		t.Fatalf("valid input refused by the tags: %v", err)
+// codedErrors returns the field errors of err in the order found, failing
+// unless err is an *InvalidError that matches ErrInvalid.
+func codedErrors(tb testing.TB, err error) []field.Error {
+	tb.Helper()
+	var ie *billing.InvalidError
+	if !errors.As(err, &ie) || !errors.Is(err, billing.ErrInvalid) {
+		tb.Fatalf("got error %v, want an *InvalidError", err)
 	}
-	for _, tt := range invalidCreates() {
-		if !tt.tagged {
-			continue
-		}
-		t.Run(tt.name, func(t *testing.T) {
-			in := validInput()
-			tt.change(&in)
-			err := v.Struct(in)
-			var verrs validator.ValidationErrors
-			if !errors.As(err, &verrs) {
-				t.Fatalf("tags accepted input Create refuses on %q (err %v)", tt.field, err)
-			}
-			var paths []string
-			for _, fe := range verrs {
-				_, path, _ := strings.Cut(fe.Namespace(), ".")
-				if i := strings.Index(path, "metadata["); i == 0 {
-					path = "metadata"
-				}
-				paths = append(paths, path)
-				if path == tt.field {
-					return
-				}
-			}
-			t.Errorf("tags refused %v, want %q", paths, tt.field)
-		})
-	}
+	return ie.Errors()
 }

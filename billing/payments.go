@@ -64,7 +64,7 @@ func paymentOf(amount int64) func(inv *Invoice) error {
 		}
 		received, ok := addBounded(inv.Received, amount, maxLedger)
 		if !ok {
-			return invalid("amount", "would take the invoice's payments past %d", int64(maxLedger))
+			return outOfRange("amount", "would take the invoice's payments past %d", int64(maxLedger))
 		}
 		inv.Received = received
 		return nil
@@ -79,7 +79,7 @@ func refundOf(amount int64) func(inv *Invoice) error {
 		}
 		refunded, ok := addBounded(inv.Refunded, amount, maxLedger)
 		if !ok {
-			return invalid("amount", "would take the invoice's refunds past %d", int64(maxLedger))
+			return outOfRange("amount", "would take the invoice's refunds past %d", int64(maxLedger))
 		}
 		inv.Refunded = refunded
 		return nil
@@ -118,7 +118,7 @@ func (s *Service) ApplyRefundByID(ctx context.Context, invoiceID string, amount 
 func (s *Service) applyMoney(ctx context.Context, tenantID, invoiceID string, amount int64, currency string,
 	apply func(inv *Invoice) error) (Invoice, error) {
 	if amount < 1 || amount > MaxAmount {
-		return Invoice{}, invalid("amount", "must be between 1 and %d", int64(MaxAmount))
+		return Invoice{}, outOfRange("amount", "must be between 1 and %d", int64(MaxAmount))
 	}
 	return s.update(ctx, tenantID, invoiceID, func(inv *Invoice, now time.Time) error {
 		return applyTo(inv, currency, apply, now)
@@ -138,7 +138,7 @@ func (s *Service) applyMoneyByID(ctx context.Context, invoiceID string, amount i
 	inv, err := s.store.UpdateInvoiceByID(ctx, invoiceID, func(inv *Invoice) error {
 		found = *inv
 		if amount < 1 || amount > MaxAmount {
-			return invalid("amount", "must be between 1 and %d", int64(MaxAmount))
+			return outOfRange("amount", "must be between 1 and %d", int64(MaxAmount))
 		}
 		return applyTo(inv, currency, apply, s.clock())
 	})

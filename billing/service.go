@@ -9,6 +9,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Entitlements is what billing asks of tenancy before it creates: whether
@@ -147,20 +148,18 @@ func (s *Service) Get(ctx context.Context, tenantID, invoiceID string) (Invoice,
 // an unknown status ("status"), an absurd email ("customer_email") or a
 // Before that is no invoice id ("cursor").
 func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]Invoice, bool, error) {
-	fe := fieldErrors{}
+	fe := field.Errors{}
 	if f.Status != "" && !Status(f.Status).Valid() {
-		fe.add("status", "must be one of: draft, open, paid, void, uncollectible")
+		fe.OneOf("status", "draft", "open", "paid", "void", "uncollectible")
 	}
 	if f.CustomerEmail != "" {
 		f.CustomerEmail = strings.ToLower(strings.TrimSpace(f.CustomerEmail))
-		if msg := checkText(f.CustomerEmail, 1, MaxEmailLen); msg != "" {
-			fe.add("customer_email", "%s", msg)
-		}
+		addText(fe, "customer_email", f.CustomerEmail, true, MaxEmailLen)
 	}
 	if f.Before != "" && !id.Valid(id.Invoice, f.Before) {
-		fe.add("cursor", "is not an invoice position")
+		fe.Add("cursor", field.Invalid, "is not an invoice position")
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, false, fmt.Errorf("billing: list invoices: %w", err)
 	}
 	switch {

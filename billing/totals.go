@@ -1,6 +1,11 @@
 package billing
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tenantkit/tenantkit/tenancy/field"
+)
 
 // Bounds of line items. They keep every computed amount far inside int64:
 // quantity × unit_amount is at most 10^18, and anything past MaxAmount is
@@ -30,13 +35,13 @@ const bpsPerUnit = 10_000
 // its amount and tax.
 type LineItemInput struct {
 	// Description says what is billed; 1..MaxDescriptionLen characters.
-	Description string `json:"description" validate:"required,max=500"`
+	Description string `json:"description"`
 	// Quantity is 1..MaxQuantity.
-	Quantity int64 `json:"quantity" validate:"min=1,max=1000000"`
+	Quantity int64 `json:"quantity"`
 	// UnitAmount is 0..MaxUnitAmount minor units.
-	UnitAmount int64 `json:"unit_amount" validate:"min=0,max=1000000000000"`
+	UnitAmount int64 `json:"unit_amount"`
 	// TaxRateBps is 0..MaxTaxRateBps basis points (825 = 8.25 %).
-	TaxRateBps int `json:"tax_rate_bps" validate:"min=0,max=10000"`
+	TaxRateBps int `json:"tax_rate_bps"`
 }
 
 // ComputeTotals validates currency and items and computes the invoice's
@@ -48,12 +53,10 @@ type LineItemInput struct {
 // MaxAmount, is an *InvalidError keyed by JSON path ("currency",
 // "line_items", "line_items[2].quantity").
 func ComputeTotals(currency string, items []LineItemInput) (lines []LineItem, subtotal, tax, total int64, err error) {
-	f := fieldErrors{}
-	if _, err := LookupCurrency(currency); err != nil {
-		f.merge(err)
-	}
+	f := field.Errors{}
+	checkCurrency(f, currency)
 	lines, subtotal, tax, total = computeTotals(f, items)
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return nil, 0, 0, 0, fmt.Errorf("billing: compute totals: %w", err)
 	}
 	return lines, subtotal, tax, total, nil
@@ -61,34 +64,34 @@ func ComputeTotals(currency string, items []LineItemInput) (lines []LineItem, su
 
 // computeTotals does ComputeTotals' work on the lines, adding what is wrong
 // to f. Its results are meaningful only when f stays empty.
-func computeTotals(f fieldErrors, items []LineItemInput) (lines []LineItem, subtotal, tax, total int64) {
+func computeTotals(f field.Errors, items []LineItemInput) (lines []LineItem, subtotal, tax, total int64) {
 	switch {
 	case len(items) == 0:
-		f.add("line_items", "at least one line item is required")
+		f.Add("line_items", field.Required, "at least one line item is required")
 		return nil, 0, 0, 0
 	case len(items) > MaxLineItems:
-		f.add("line_items", "must have at most %d items", MaxLineItems)
+		f.Addf("line_items", field.TooMany, "must have at most %d items", MaxLineItems)
 		return nil, 0, 0, 0
 	}
 	lines = make([]LineItem, 0, len(items))
 	for i, in := range items {
 		path := fmt.Sprintf("line_items[%d]", i)
 		ok := true
-		desc, msg := cleanText(in.Description, 1, MaxDescriptionLen)
-		if msg != "" {
-			f.add(path+".description", "%s", msg)
+		desc := strings.TrimSpace(in.Description)
+		if code, msg := textRule(desc, true, MaxDescriptionLen); code != "" {
+			f.Add(path+".description", code, msg)
 			ok = false
 		}
 		if in.Quantity < 1 || in.Quantity > MaxQuantity {
-			f.add(path+".quantity", "must be between 1 and %d", MaxQuantity)
+			f.OutOfRange(path+".quantity", 1, MaxQuantity)
 			ok = false
 		}
 		if in.UnitAmount < 0 || in.UnitAmount > MaxUnitAmount {
-			f.add(path+".unit_amount", "must be between 0 and %d", MaxUnitAmount)
+			f.OutOfRange(path+".unit_amount", 0, MaxUnitAmount)
 			ok = false
 		}
 		if in.TaxRateBps < 0 || in.TaxRateBps > MaxTaxRateBps {
-			f.add(path+".tax_rate_bps", "must be between 0 and %d", MaxTaxRateBps)
+			f.OutOfRange(path+".tax_rate_bps", 0, MaxTaxRateBps)
 			ok = false
 		}
 		if !ok {
@@ -96,7 +99,7 @@ func computeTotals(f fieldErrors, items []LineItemInput) (lines []LineItem, subt
 		}
 		amount, ok := mulBounded(in.Quantity, in.UnitAmount, MaxAmount)
 		if !ok {
-			f.add(path, "quantity × unit_amount must be at most %d", MaxAmount)
+			f.Addf(path, field.OutOfRange, "quantity × unit_amount must be at most %d", MaxAmount)
 			continue
 		}
 		lineTax, _ := mulDivRound(amount, int64(in.TaxRateBps), bpsPerUnit) // ≤ amount: fits
@@ -105,17 +108,17 @@ func computeTotals(f fieldErrors, items []LineItemInput) (lines []LineItem, subt
 			TaxRateBps: in.TaxRateBps, Amount: amount,
 		})
 		if subtotal, ok = addBounded(subtotal, amount, MaxAmount); !ok {
-			f.add("line_items", "the subtotal must be at most %d", MaxAmount)
+			f.Addf("line_items", field.OutOfRange, "the subtotal must be at most %d", MaxAmount)
 			return nil, 0, 0, 0
 		}
 		if tax, ok = addBounded(tax, lineTax, MaxAmount); !ok {
-			f.add("line_items", "the tax must be at most %d", MaxAmount)
+			f.Addf("line_items", field.OutOfRange, "the tax must be at most %d", MaxAmount)
 			return nil, 0, 0, 0
 		}
 	}
 	total, ok := addBounded(subtotal, tax, MaxAmount)
 	if !ok {
-		f.add("line_items", "the total must be at most %d", MaxAmount)
+		f.Addf("line_items", field.OutOfRange, "the total must be at most %d", MaxAmount)
 		return nil, 0, 0, 0
 	}
 	return lines, subtotal, tax, total

@@ -11,15 +11,16 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
-	"github.com/go-playground/validator/v10"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
-// decodeJSON reads the request body as exactly one JSON value into dst and,
-// when dst is a struct, validates it with its `validate` tags. Every way
-// input can be wrong is answered with a *Problem:
+// decodeJSON reads the request body as exactly one JSON value into dst,
+// strictly. It judges only the JSON; whether the values make sense is for
+// the service the handler calls, whose *field.InvalidError problemFor
+// answers with 422. Every way the JSON can be wrong is answered with a
+// *Problem:
 //
 //   - Content-Type not application/json: 415 unsupported_media_type;
 //   - body over the limit set by limitBody: 413 payload_too_large;
@@ -29,8 +30,7 @@ import (
 //   - a string (value or object key) that is not valid UTF-8 or holds a
 //     NUL, which encoding/json would otherwise turn into U+FFFD or pass on
 //     to a database that refuses it: 422 validation_failed naming the
-//     field, code "invalid_utf8" or "nul_byte";
-//   - a broken validation rule: 422 validation_failed.
+//     field, code "invalid_utf8" or "nul_byte".
 //
 // Other errors are programming errors (dst not a pointer) and end as 500s.
 func decodeJSON(r *http.Request, dst any) error {
@@ -63,18 +63,11 @@ func decodeJSON(r *http.Request, dst any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return invalidRequest("request body must contain a single JSON value")
 	}
-	if field := inexactKey(body, reflect.TypeOf(dst)); field != "" {
+	if path := inexactKey(body, reflect.TypeOf(dst)); path != "" {
 		return invalidRequest("request body has an unknown field",
-			FieldError{Field: field, Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"})
+			FieldError{Field: path, Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"})
 	}
-	if err := checkJSONText(body); err != nil {
-		return err
-	}
-
-	if isStruct(dst) {
-		return validateStruct(dst)
-	}
-	return nil
+	return checkJSONText(body)
 }
 
 // isJSONContentType reports whether a Content-Type header names JSON;
@@ -85,16 +78,6 @@ func isJSONContentType(ct string) bool {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
-}
-
-// isStruct reports whether v is a struct or a (chain of) pointer(s) to one,
-// i.e. something the validator can check.
-func isStruct(v any) bool {
-	t := reflect.TypeOf(v)
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t != nil && t.Kind() == reflect.Struct
 }
 
 // decodeProblem explains a json.Decoder error to the client.
@@ -112,15 +95,15 @@ func decodeProblem(err error, body []byte) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return invalidRequest("malformed JSON: unexpected end of input")
 	case errors.As(err, &typeErr):
-		field := jsonPathAt(body, typeErr.Offset)
-		if field == "" {
-			field = typeErr.Field
+		path := jsonPathAt(body, typeErr.Offset)
+		if path == "" {
+			path = typeErr.Field
 		}
 		msg := "must be " + describeJSONType(typeErr.Type)
-		if field == "" {
+		if path == "" {
 			return invalidRequest("request body " + msg)
 		}
-		return invalidRequest("a field has the wrong type", FieldError{Field: field, Code: "invalid_type", Message: msg})
+		return invalidRequest("a field has the wrong type", FieldError{Field: path, Code: "invalid_type", Message: msg})
 	}
 	// encoding/json reports unknown fields only through this message.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
@@ -249,8 +232,8 @@ func jsonPathOf(body []byte, keys bool, stop func(end int64) bool) (path string,
 // a value of type t.
 func inexactKey(body []byte, t reflect.Type) string {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	field, _ := inexactKeyIn(dec, t, "")
-	return field
+	path, _ := inexactKeyIn(dec, t, "")
+	return path
 }
 
 // unmarshalerType is what types decoding themselves implement.
@@ -306,8 +289,8 @@ func inexactKeyIn(dec *json.Decoder, t reflect.Type, path string) (string, error
 				elem = t.Elem()
 			}
 		}
-		if field, err := inexactKeyIn(dec, elem, elemPath); field != "" || err != nil {
-			return field, err
+		if found, err := inexactKeyIn(dec, elem, elemPath); found != "" || err != nil {
+			return found, err
 		}
 	}
 	_, err = dec.Token() // the closing delimiter
@@ -357,15 +340,15 @@ func checkJSONText(body []byte) error {
 	if code == "" {
 		return nil
 	}
-	field, isKey := jsonPathOf(body, true, func(end int64) bool { return end > int64(start) })
+	path, isKey := jsonPathOf(body, true, func(end int64) bool { return end > int64(start) })
 	msg := textMessages[code]
 	if isKey {
 		msg = keyTextMessages[code]
 	}
-	if field == "" {
+	if path == "" {
 		return invalidRequest("request body " + msg)
 	}
-	return validationProblem([]FieldError{{Field: field, Code: code, Message: msg}})
+	return validationProblem([]FieldError{{Field: path, Code: code, Message: msg}})
 }
 
 // findBadString returns the offset of the opening quote of the first
@@ -374,7 +357,7 @@ func checkJSONText(body []byte) error {
 // is valid. body must be syntactically valid JSON; the scan
 // still never reads past its end.
 func findBadString(body []byte) (start int, code string) {
-	invalid := func() (int, string) { return start, codeInvalidUTF8 }
+	invalid := func() (int, string) { return start, field.InvalidUTF8 }
 	for i := 0; i < len(body); i++ {
 		if body[i] != '"' {
 			continue
@@ -394,7 +377,7 @@ func findBadString(body []byte) (start int, code string) {
 				i += 4
 				switch {
 				case r == 0:
-					return start, codeNulByte
+					return start, field.NulByte
 				case 0xdc00 <= r && r <= 0xdfff:
 					return invalid() // a low surrogate with no high one before it
 				case 0xd800 <= r && r <= 0xdbff:
@@ -426,173 +409,6 @@ func hex4(body []byte, i int) (rune, bool) {
 	}
 	n, err := strconv.ParseUint(string(body[i:i+4]), 16, 32)
 	return rune(n), err == nil
-}
-
-// validate is the one validator of the package. A *validator.Validate caches
-// struct metadata and is safe for concurrent use, so sharing it is cheap; it
-// is configured once in newValidator and never changed afterwards.
-var validate = newValidator()
-
-// newValidator returns a validator that names fields by their JSON names, so
-// that errors point at what the client sent ("customer.email", not
-// "Customer.Email").
-func newValidator() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			return ""
-		}
-		return name
-	})
-	return v
-}
-
-// validateStruct checks v (a struct or pointer to one) against its `validate`
-// tags and returns a 422 validation_failed *Problem listing every broken rule,
-// one FieldError per field with the rule's tag as code. Handlers that build
-// input from query parameters call it directly.
-func validateStruct(v any) error {
-	err := validate.Struct(v)
-	if err == nil {
-		return nil
-	}
-	var verrs validator.ValidationErrors
-	if !errors.As(err, &verrs) {
-		return fmt.Errorf("httpapi: validate %T: %w", v, err)
-	}
-	errs := make([]FieldError, 0, len(verrs))
-	for _, fe := range verrs {
-		errs = append(errs, FieldError{
-			Field:   fieldPath(fe.Namespace()),
-			Code:    fe.Tag(),
-			Message: validationMessage(fe),
-		})
-	}
-	return validationProblem(errs)
-}
-
-// fieldPath drops the root struct's Go name from a validator namespace:
-// "createInvoice.line_items[0].quantity" → "line_items[0].quantity".
-func fieldPath(namespace string) string {
-	if _, rest, ok := strings.Cut(namespace, "."); ok {
-		return rest
-	}
-	return namespace
-}
-
-// timeType is time.Time, whose min/max/gt/lt rules compare against now.
-var timeType = reflect.TypeFor[time.Time]()
-
-// validationMessage turns a broken rule into a sentence fragment that
-// follows the field name ("must be at most 200 characters").
-func validationMessage(fe validator.FieldError) string {
-	param := fe.Param()
-	// Lengths of strings count characters, of slices and maps items; other
-	// kinds compare values.
-	unit := ""
-	switch fe.Kind() {
-	case reflect.String:
-		unit = " characters"
-		if param == "1" {
-			unit = " character"
-		}
-	case reflect.Slice, reflect.Array, reflect.Map:
-		unit = " items"
-		if param == "1" {
-			unit = " item"
-		}
-	}
-	isTime := fe.Type() == timeType
-	switch tag := fe.Tag(); tag {
-	case "required", "required_if", "required_unless", "required_with", "required_with_all",
-		"required_without", "required_without_all":
-		return "is required"
-	case "excluded_if", "excluded_unless", "excluded_with", "excluded_with_all",
-		"excluded_without", "excluded_without_all":
-		return "must not be set"
-	case "max", "lte":
-		if isTime && param == "" {
-			return "must not be in the future"
-		}
-		if unit == "" {
-			return "must be at most " + param
-		}
-		return "must have at most " + param + unit
-	case "min", "gte":
-		if isTime && param == "" {
-			return "must not be in the past"
-		}
-		if unit == "" {
-			return "must be at least " + param
-		}
-		return "must have at least " + param + unit
-	case "lt":
-		if isTime && param == "" {
-			return "must be in the past"
-		}
-		if unit == "" {
-			return "must be less than " + param
-		}
-		return "must have fewer than " + param + unit
-	case "gt":
-		if isTime && param == "" {
-			return "must be in the future"
-		}
-		if unit == "" {
-			return "must be greater than " + param
-		}
-		return "must have more than " + param + unit
-	case "len", "eq":
-		if unit == "" {
-			return "must be " + param
-		}
-		return "must have exactly " + param + unit
-	case "ne":
-		return "must not be " + param
-	case "oneof":
-		return "must be one of: " + strings.Join(strings.Fields(param), ", ")
-	case "email":
-		return "must be a valid email address"
-	case "url", "http_url", "uri":
-		return "must be a valid URL"
-	case "uuid", "uuid4":
-		return "must be a valid UUID"
-	case "iso4217":
-		return "must be an ISO 4217 currency code"
-	case "iso3166_1_alpha2":
-		return "must be an ISO 3166-1 alpha-2 country code"
-	case "e164":
-		return "must be a phone number in E.164 format"
-	case "datetime":
-		return "must be a date/time in the layout " + param
-	case "alpha":
-		return "must contain only letters"
-	case "alphanum":
-		return "must contain only letters and digits"
-	case "numeric", "number":
-		return "must be numeric"
-	case "lowercase":
-		return "must be lower case"
-	case "uppercase":
-		return "must be upper case"
-	case "ascii", "printascii":
-		return "must contain only ASCII characters"
-	case "startswith":
-		return "must start with " + strconv.Quote(param)
-	case "endswith":
-		return "must end with " + strconv.Quote(param)
-	case "contains":
-		return "must contain " + strconv.Quote(param)
-	case "excludes", "excludesall":
-		return "must not contain " + strconv.Quote(param)
-	case "unique":
-		return "must not contain duplicates"
-	case "boolean":
-		return "must be a boolean"
-	default:
-		return "is invalid (" + tag + ")"
-	}
 }
 
 // limitBody caps request bodies at max bytes: a declared Content-Length over

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // entitlementsResponse is the body of GET /api/tenant/entitlements/limit.
@@ -37,8 +38,21 @@ func (a *API) entitlementLimits(w http.ResponseWriter, r *http.Request) error {
 
 // toggleRequest is the body of PATCH /api/tenant/entitlements/toggle.
 type toggleRequest struct {
-	Module  string `json:"module" validate:"required,max=100"`
-	Enabled *bool  `json:"enabled" validate:"required"`
+	Module  string `json:"module"`
+	Enabled *bool  `json:"enabled"`
+}
+
+// check refuses a body without both members; which modules the tenant may
+// switch is for the tenancy service to say.
+func (req toggleRequest) check() error {
+	f := field.Errors{}
+	if req.Module == "" {
+		f.Required("module")
+	}
+	if req.Enabled == nil {
+		f.Required("enabled")
+	}
+	return f.Err()
 }
 
 // toggleResponse is the answer to PATCH /api/tenant/entitlements/toggle.
@@ -54,6 +68,9 @@ type toggleResponse struct {
 func (a *API) toggleModule(w http.ResponseWriter, r *http.Request) error {
 	var req toggleRequest
 	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if err := req.check(); err != nil {
 		return err
 	}
 	m, _ := MembershipFrom(r.Context())

@@ -7,11 +7,25 @@ import (
 
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // selectTenantRequest is the body of POST /api/tenant/select.
 type selectTenantRequest struct {
-	TenantID string `json:"tenant_id" validate:"required,max=64"`
+	TenantID string `json:"tenant_id"`
+}
+
+// check refuses a body that does not name a tenant by its id: said before
+// it reaches a query.
+func (req selectTenantRequest) check() error {
+	f := field.Errors{}
+	switch {
+	case req.TenantID == "":
+		f.Required("tenant_id")
+	case !id.Valid(id.Tenant, req.TenantID):
+		f.Add("tenant_id", field.Invalid, "must be a tenant id: ten_ and 26 lower-case letters and digits")
+	}
+	return f.Err()
 }
 
 // selectTenantResponse is the answer to POST /api/tenant/select.
@@ -28,10 +42,8 @@ func (a *API) selectTenant(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if !id.Valid(id.Tenant, req.TenantID) {
-		// Not an id of any tenant: said before it reaches a query.
-		return validationProblem([]FieldError{{Field: "tenant_id", Code: "invalid",
-			Message: "must be a tenant id: ten_ and 26 lower-case letters and digits"}})
+	if err := req.check(); err != nil {
+		return err
 	}
 	p, _ := PrincipalFrom(r.Context())
 	m, err := a.cfg.Tenancy.SelectTenant(r.Context(), p.Credential, req.TenantID)

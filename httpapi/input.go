@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // What reaches a query must be text the database stores as sent: no NUL
@@ -25,21 +26,17 @@ const tenantHeader = "X-Tenant-ID"
 // the longest legitimate one is an email address (254).
 const maxQueryValueLen = 256
 
-// Codes of the FieldErrors that describe text no field may hold, and what
-// they say about a value and about an object key.
-const (
-	codeInvalidUTF8 = "invalid_utf8"
-	codeNulByte     = "nul_byte"
-)
-
+// What the FieldErrors about text no field may hold (codes
+// field.InvalidUTF8 and field.NulByte) say about a value and about an
+// object key.
 var (
 	textMessages = map[string]string{
-		codeInvalidUTF8: "must be valid UTF-8 text",
-		codeNulByte:     "must not contain NUL (U+0000)",
+		field.InvalidUTF8: "must be valid UTF-8 text",
+		field.NulByte:     "must not contain NUL (U+0000)",
 	}
 	keyTextMessages = map[string]string{
-		codeInvalidUTF8: "has a key that is not valid UTF-8 text",
-		codeNulByte:     "has a key that contains NUL (U+0000)",
+		field.InvalidUTF8: "has a key that is not valid UTF-8 text",
+		field.NulByte:     "has a key that contains NUL (U+0000)",
 	}
 )
 
@@ -48,9 +45,9 @@ var (
 func textProblem(s string) string {
 	switch {
 	case !utf8.ValidString(s):
-		return codeInvalidUTF8
+		return field.InvalidUTF8
 	case strings.IndexByte(s, 0) >= 0:
-		return codeNulByte
+		return field.NulByte
 	}
 	return ""
 }
@@ -116,17 +113,17 @@ func checkQuery(r *http.Request, allowed []string) error {
 	var errs []FieldError
 	for _, name := range names {
 		values := q[name]
-		field := strings.ToValidUTF8(name, "\uFFFD")
+		param := strings.ToValidUTF8(name, "\uFFFD")
 		switch {
 		case !slices.Contains(allowed, name):
-			errs = append(errs, FieldError{Field: field, Code: "unknown_parameter", Message: "is not a query parameter of this endpoint"})
+			errs = append(errs, FieldError{Field: param, Code: "unknown_parameter", Message: "is not a query parameter of this endpoint"})
 		case len(values) > 1:
-			errs = append(errs, FieldError{Field: field, Code: "repeated", Message: "must be given at most once"})
+			errs = append(errs, FieldError{Field: param, Code: "repeated", Message: "must be given at most once"})
 		default:
 			if code := textProblem(values[0]); code != "" {
-				errs = append(errs, FieldError{Field: field, Code: code, Message: textMessages[code]})
+				errs = append(errs, FieldError{Field: param, Code: code, Message: textMessages[code]})
 			} else if utf8.RuneCountInString(values[0]) > maxQueryValueLen {
-				errs = append(errs, FieldError{Field: field, Code: "max", Message: "must have at most " + strconv.Itoa(maxQueryValueLen) + " characters"})
+				errs = append(errs, FieldError{Field: param, Code: field.TooLong, Message: "must have at most " + strconv.Itoa(maxQueryValueLen) + " characters"})
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 	"github.com/tenantkit/tenantkit/webhook"
 
 	"bytes"
@@ -12,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
@@ -50,15 +50,13 @@ const problemTypeBase = "https://tenantkit.dev/problems/"
 
 // FieldError locates one problem in the request input: which field (a JSON
 // path such as "line_items[0].quantity", or a query parameter name), a
-// machine-readable code ("required", "max", "invalid_type", …) and a message
-// meant for people. The message may be written to follow the field's name
-// ("must be at least 1"), as validators and domain packages write them;
-// writeProblem sends it as a sentence naming the field (fieldSentence).
-type FieldError struct {
-	Field   string `json:"field"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
+// machine-readable code (field.Required, field.TooLong, …, or the edge's
+// own "unknown_field", "invalid_type", "unknown_parameter", "repeated") and
+// a message meant for people. It is the domains' field.Error. The message
+// may be written to follow the field's name ("must be between 1 and 100"),
+// as the domain packages write them; writeProblem sends it as a sentence
+// naming the field (fieldSentence).
+type FieldError = field.Error
 
 // Problem is an RFC 9457 problem document and the error type of the HTTP
 // edge: handlers return a *Problem (or a domain error that errorTable maps to
@@ -162,8 +160,9 @@ func fieldSentences(errs []FieldError) []FieldError {
 }
 
 // predicateOpeners are the words a field message begins with when it is
-// written to follow the field's name, the convention of the validators and
-// the domain packages ("must have at most 200 characters", "is required").
+// written to follow the field's name, the convention of the domain
+// packages and of this one ("must have at most 200 characters", "is
+// required").
 var predicateOpeners = []string{"must ", "is ", "are ", "has ", "have ", "may ", "can ", "cannot ", "would ", "should "}
 
 // fieldSentence makes a field's message read on its own: a message written
@@ -260,17 +259,10 @@ func domainDetail(err, sentinel error) string {
 	return prefix
 }
 
-// fieldsError is how a domain validation error (which cannot name httpapi's
-// FieldError) describes its failures: field name → message. problemFor turns
-// it into a 422 with one FieldError per field.
-type fieldsError interface {
-	error
-	FieldErrors() map[string]string
-}
-
 // problemFor translates any error a handler returns into the problem the
 // client sees: a *Problem anywhere in the chain as is, a too-large body as
-// 413, a fieldsError as 422, an errorTable match with its status and code,
+// 413, a *field.InvalidError (any domain's InvalidError) as 422 with its
+// field errors as they are, an errorTable match with its status and code,
 // and anything else as an opaque 500.
 func problemFor(err error) *Problem {
 	return mapError(err, errorTable)
@@ -291,16 +283,9 @@ func mapError(err error, table []errorMapping) *Problem {
 		return NewProblem(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
 			fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit))
 	}
-	var fe fieldsError
-	if errors.As(err, &fe) {
-		fields := fe.FieldErrors()
-		errs := make([]FieldError, 0, len(fields))
-		for field, msg := range fields {
-			errs = append(errs, FieldError{Field: field, Code: "invalid", Message: msg})
-		}
-		// Map order is random; clients and tests deserve a stable answer.
-		sort.Slice(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
-		return validationProblem(errs)
+	var invalid *field.InvalidError
+	if errors.As(err, &invalid) {
+		return validationProblem(invalid.Errors())
 	}
 	for _, m := range table {
 		if errors.Is(err, m.err) {

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // mustDecodeProblem reads a problem+json response body.
@@ -42,11 +43,22 @@ func mustProblem(tb testing.TB, err error, status int, code string) *Problem {
 	return p
 }
 
-// testFieldsError is a domain-style validation error.
-type testFieldsError map[string]string
+// testFieldsError is a validation error written as a literal: its fields
+// come in path order, with code invalid.
+func testFieldsError(fields map[string]string) error {
+	return &field.InvalidError{Fields: fields}
+}
 
-func (e testFieldsError) Error() string                  { return "invalid input" }
-func (e testFieldsError) FieldErrors() map[string]string { return e }
+// testCodedError is a validation error as the domains collect it: in the
+// order found, with codes.
+func testCodedError() error {
+	f := field.Errors{}
+	f.Required("subject")
+	f.TooLong("subject", 200) // a second error on a field is dropped
+	f.Add("tags", field.TooMany, "must have at most 10 items")
+	f.OutOfRange("line_items[0].quantity", 1, 1000000)
+	return f.Err()
+}
 
 // testDetailError is a domain-style typed error that words itself.
 type testDetailError struct{}
@@ -97,7 +109,7 @@ func TestMapError(t *testing.T) {
 		{name: "MaxBytes", err: fmt.Errorf("read: %w", &http.MaxBytesError{Limit: 10}), wantStatus: 413, wantCode: CodePayloadTooLarge, wantDetail: "request body is larger than 10 bytes"},
 		{
 			name:       "FieldsError",
-			err:        fmt.Errorf("billing: create: %w", testFieldsError{"currency": "is not supported", "customer.email": "is required"}),
+			err:        fmt.Errorf("billing: create: %w", testFieldsError(map[string]string{"currency": "is not supported", "customer.email": "is required"})),
 			wantStatus: 422, wantCode: CodeValidationFailed, wantDetail: "currency is not supported; customer.email is required",
 			wantErrors: []FieldError{
 				{Field: "currency", Code: "invalid", Message: "is not supported"},
@@ -106,19 +118,30 @@ func TestMapError(t *testing.T) {
 		},
 		{
 			name:       "FieldsErrorWithSentences",
-			err:        testFieldsError{"plan_id": `unknown plan "gold"`},
+			err:        testFieldsError(map[string]string{"plan_id": `unknown plan "gold"`}),
 			wantStatus: 422, wantCode: CodeValidationFailed, wantDetail: `unknown plan "gold"`,
 			wantErrors: []FieldError{{Field: "plan_id", Code: "invalid", Message: `unknown plan "gold"`}},
 		},
 		{
 			name:       "FieldsErrorMany",
-			err:        testFieldsError{"a": "is required", "b": "is required", "c": "is required", "d": "is required", "e": "is required"},
+			err:        testFieldsError(map[string]string{"a": "is required", "b": "is required", "c": "is required", "d": "is required", "e": "is required"}),
 			wantStatus: 422, wantCode: CodeValidationFailed,
 			wantDetail: "a is required; b is required; c is required; and 2 more problems (see errors)",
 			wantErrors: []FieldError{
 				{Field: "a", Code: "invalid", Message: "is required"}, {Field: "b", Code: "invalid", Message: "is required"},
 				{Field: "c", Code: "invalid", Message: "is required"}, {Field: "d", Code: "invalid", Message: "is required"},
 				{Field: "e", Code: "invalid", Message: "is required"},
+			},
+		},
+		{
+			name:       "InvalidErrorInOrderWithCodes",
+			err:        fmt.Errorf("support: create ticket: %w", testCodedError()),
+			wantStatus: 422, wantCode: CodeValidationFailed,
+			wantDetail: "subject is required; tags must have at most 10 items; line_items[0].quantity must be between 1 and 1000000",
+			wantErrors: []FieldError{
+				{Field: "subject", Code: "required", Message: "is required"},
+				{Field: "tags", Code: "too_many", Message: "must have at most 10 items"},
+				{Field: "line_items[0].quantity", Code: "out_of_range", Message: "must be between 1 and 1000000"},
 			},
 		},
 		{name: "TableSentinel", err: errNotFound, wantStatus: 404, wantCode: CodeNotFound, wantDetail: "invoice not found"},

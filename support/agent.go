@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // The methods in this file are the platform agents' side of a ticket:
@@ -31,7 +32,7 @@ import (
 // *InvalidError (field "status") for an unknown status.
 func (s *Service) Transition(ctx context.Context, tenantID, ticketID string, to Status) (Ticket, error) {
 	if !to.Valid() {
-		err := fieldErrors{"status": "must be one of: " + join(Statuses())}.err()
+		err := field.NewInvalidError("status", field.Invalid, "must be one of: "+join(Statuses()))
 		return Ticket{}, fmt.Errorf("support: move ticket %s: %w", ticketID, err)
 	}
 	return s.update(ctx, tenantID, ticketID, fmt.Sprintf("move ticket %s to %s", ticketID, to), func(t *Ticket) error {
@@ -59,9 +60,9 @@ func (s *Service) Assign(ctx context.Context, tenantID, ticketID string, assigne
 	var assignee *string
 	if assigneeID != nil {
 		a := strings.TrimSpace(*assigneeID)
-		errs := fieldErrors{}
+		errs := field.Errors{}
 		checkRef(errs, "assignee_id", a)
-		if err := errs.err(); err != nil {
+		if err := errs.Err(); err != nil {
 			return Ticket{}, fmt.Errorf("support: assign ticket %s: %w", ticketID, err)
 		}
 		assignee = &a
@@ -84,7 +85,7 @@ func (s *Service) Assign(ctx context.Context, tenantID, ticketID string, assigne
 // *InvalidError (field "priority") for an unknown priority.
 func (s *Service) SetPriority(ctx context.Context, tenantID, ticketID string, p Priority) (Ticket, error) {
 	if !p.Valid() {
-		err := fieldErrors{"priority": "must be one of: " + join(Priorities())}.err()
+		err := field.NewInvalidError("priority", field.Invalid, "must be one of: "+join(Priorities()))
 		return Ticket{}, fmt.Errorf("support: set priority of ticket %s: %w", ticketID, err)
 	}
 	return s.update(ctx, tenantID, ticketID, fmt.Sprintf("set priority of ticket %s to %s", ticketID, p), func(t *Ticket) error {

@@ -3,8 +3,8 @@ package support
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
+
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Sentinel errors of the support domain. Service methods wrap them with
@@ -20,39 +20,18 @@ var (
 	// illegal transition, a closed ticket), or a unique id or number is
 	// already taken.
 	ErrConflict = errors.New("conflict")
-	// ErrInvalid: input failed validation; see InvalidError for the fields.
-	ErrInvalid = errors.New("invalid input")
+	// ErrInvalid: input failed validation; see InvalidError for the
+	// fields. It is field.ErrInvalid, the same error in every domain.
+	ErrInvalid = field.ErrInvalid
 )
 
 // InvalidError lists the fields that failed validation, keyed by their JSON
 // path ("subject", "tags[2]", "requester.id") or, for list filters, by
-// their query parameter ("status", "cursor"), each with a message that
-// follows the field name ("must have at most 200 characters"). It matches
-// ErrInvalid with errors.Is.
-type InvalidError struct {
-	Fields map[string]string
-}
-
-// Error implements error, listing the fields in a stable order.
-func (e *InvalidError) Error() string {
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	b.WriteString("invalid input:")
-	for _, k := range keys {
-		b.WriteString(" " + k + " " + e.Fields[k] + ";")
-	}
-	return b.String()
-}
-
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
-
-// FieldErrors returns field path → message, for the HTTP edge.
-func (e *InvalidError) FieldErrors() map[string]string { return e.Fields }
+// their query parameter ("status", "cursor"), each with the rule it broke
+// and a message that follows the field name ("must have at most 200
+// characters"); it is the one type every domain uses (see package field).
+// It matches ErrInvalid with errors.Is.
+type InvalidError = field.InvalidError
 
 // conflictError is ErrConflict worded for the case at hand ("ticket is
 // closed, which is final"). It matches ErrConflict.
@@ -71,21 +50,3 @@ func (e *conflictError) Detail() string { return e.msg }
 
 // Is makes errors.Is(err, ErrConflict) true.
 func (e *conflictError) Is(target error) bool { return target == ErrConflict }
-
-// fieldErrors collects validation failures; the first message per field wins.
-type fieldErrors map[string]string
-
-func (f fieldErrors) add(field, msg string) {
-	if _, ok := f[field]; !ok {
-		f[field] = msg
-	}
-}
-
-// err returns nil when nothing failed, else an *InvalidError. Returning a
-// typed nil would make a non-nil error, hence the explicit nil.
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return &InvalidError{Fields: f}
-}

@@ -1,14 +1,14 @@
 package support
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
-// Bounds of a ticket's text, in characters (Unicode code points, as the
-// HTTP layer's validator counts them).
+// Bounds of a ticket's text, in characters (Unicode code points).
 const (
 	MaxSubjectLen     = 200
 	MaxDescriptionLen = 10000
@@ -20,21 +20,21 @@ const (
 	MaxNameLen  = 200
 )
 
-// CreateTicketInput is what a requester sends to open a ticket. The
-// validate tags state the shape rules for the HTTP layer's validator
-// (go-playground/validator/v10); Service.Create checks the same rules and
-// more (control characters, tag normalisation) whoever calls it.
+// CreateTicketInput is what a requester sends to open a ticket: the body
+// of POST /api/tickets, decoded as is. Service.Create checks every field
+// (validateCreate is the one place its rules live) and answers an
+// *InvalidError naming each field by its JSON path.
 type CreateTicketInput struct {
-	// Subject is one line, 1-200 characters once trimmed.
-	Subject string `json:"subject" validate:"required,max=200"`
-	// Description is 1-10000 characters, kept as written (line breaks and
-	// indentation matter in pasted logs).
-	Description string `json:"description" validate:"required,max=10000"`
+	// Subject is one line, 1..MaxSubjectLen characters once trimmed.
+	Subject string `json:"subject"`
+	// Description is 1..MaxDescriptionLen characters, kept as written
+	// (line breaks and indentation matter in pasted logs).
+	Description string `json:"description"`
 	// Priority is one of Priorities; empty means DefaultPriority.
-	Priority string `json:"priority,omitempty" validate:"omitempty,oneof=low normal high urgent"`
-	// Tags are at most 10 labels, normalised by NormalizeTag and
+	Priority string `json:"priority,omitempty"`
+	// Tags are at most MaxTags labels, normalised by NormalizeTag and
 	// de-duplicated keeping their order.
-	Tags []string `json:"tags,omitempty" validate:"max=10,dive,required,max=32"`
+	Tags []string `json:"tags,omitempty"`
 }
 
 // ticketFields is a CreateTicketInput that passed validation, normalised.
@@ -48,7 +48,7 @@ type ticketFields struct {
 // validateCreate checks every field of a new ticket and returns it
 // normalised, or an *InvalidError listing every failure at once.
 func validateCreate(req Requester, in CreateTicketInput) (ticketFields, error) {
-	errs := fieldErrors{}
+	errs := field.Errors{}
 	f := ticketFields{
 		subject:     strings.TrimSpace(in.Subject),
 		description: in.Description,
@@ -59,7 +59,7 @@ func validateCreate(req Requester, in CreateTicketInput) (ticketFields, error) {
 	if in.Priority != "" {
 		f.priority = Priority(in.Priority)
 		if !f.priority.Valid() {
-			errs.add("priority", "must be one of: "+join(Priorities()))
+			errs.OneOf("priority", names(Priorities())...)
 		}
 	}
 	f.tags = normalizeTags(in.Tags, errs)
@@ -71,48 +71,48 @@ func validateCreate(req Requester, in CreateTicketInput) (ticketFields, error) {
 	checkRef(errs, "requester.id", f.requester.ID)
 	checkOptional(errs, "requester.email", f.requester.Email, MaxEmailLen)
 	checkOptional(errs, "requester.name", f.requester.Name, MaxNameLen)
-	return f, errs.err()
+	return f, errs.Err()
 }
 
 // checkText records why s is not acceptable text of 1..max characters:
 // valid UTF-8, not blank, no control characters except, when multiline,
 // tab and line breaks. Postgres refuses NUL and invalid UTF-8 outright, so
 // letting them through would turn a client's mistake into a 500.
-func checkText(errs fieldErrors, field, s string, max int, multiline bool) {
+func checkText(errs field.Errors, path, s string, max int, multiline bool) {
 	switch {
 	case strings.TrimSpace(s) == "":
-		errs.add(field, "is required")
+		errs.Required(path)
 	case !utf8.ValidString(s):
-		errs.add(field, "must be valid UTF-8")
+		errs.Add(path, field.InvalidUTF8, "must be valid UTF-8")
 	case utf8.RuneCountInString(s) > max:
-		errs.add(field, fmt.Sprintf("must have at most %d characters", max))
+		errs.TooLong(path, max)
+	case strings.IndexByte(s, 0) >= 0:
+		errs.Add(path, field.NulByte, "must not contain NUL (U+0000)")
+	case hasControl(s, multiline) && multiline:
+		errs.Add(path, field.ControlCharacter, "must not contain control characters other than tab and line breaks")
 	case hasControl(s, multiline):
-		if multiline {
-			errs.add(field, "must not contain control characters other than tab and line breaks")
-		} else {
-			errs.add(field, "must be a single line without control characters")
-		}
+		errs.Add(path, field.ControlCharacter, "must be a single line without control characters")
 	}
 }
 
 // checkRef records why s is not a usable reference to a person: 1..MaxRefLen
 // printable characters without spaces.
-func checkRef(errs fieldErrors, field, s string) {
+func checkRef(errs field.Errors, path, s string) {
 	switch {
 	case s == "":
-		errs.add(field, "is required")
+		errs.Required(path)
 	case !utf8.ValidString(s) || len(s) > MaxRefLen || strings.IndexFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r)
 	}) >= 0:
-		errs.add(field, fmt.Sprintf("must be at most %d characters without spaces or control characters", MaxRefLen))
+		errs.Addf(path, field.Invalid, "must be at most %d characters without spaces or control characters", MaxRefLen)
 	}
 }
 
 // checkOptional records why s, which may be empty, is not a single line of
 // at most max characters.
-func checkOptional(errs fieldErrors, field, s string, max int) {
+func checkOptional(errs field.Errors, path, s string, max int) {
 	if s != "" {
-		checkText(errs, field, s, max, false)
+		checkText(errs, path, s, max, false)
 	}
 }
 
@@ -128,10 +128,13 @@ func hasControl(s string, multiline bool) bool {
 }
 
 // join lists statuses or priorities for a message: "low, normal, high, urgent".
-func join[T ~string](xs []T) string {
-	names := make([]string, len(xs))
+func join[T ~string](xs []T) string { return strings.Join(names(xs), ", ") }
+
+// names returns statuses or priorities as strings.
+func names[T ~string](xs []T) []string {
+	out := make([]string, len(xs))
 	for i, x := range xs {
-		names[i] = string(x)
+		out[i] = string(x)
 	}
-	return strings.Join(names, ", ")
+	return out
 }

@@ -2,11 +2,12 @@ package support_test
 
 import (
 	"context"
-	"maps"
+	"errors"
 	"slices"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/support"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 func TestCreateValidation(t *testing.T) {
@@ -23,7 +24,7 @@ func TestCreateValidation(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(*support.Requester, *support.CreateTicketInput)
-		want   map[string]string // nil: valid
+		want   []field.Error // in the order found; nil: valid
 	}{
 		{"OK", func(*support.Requester, *support.CreateTicketInput) {}, nil},
 		{"OKMinimal", func(_ *support.Requester, in *support.CreateTicketInput) {
@@ -43,53 +44,53 @@ func TestCreateValidation(t *testing.T) {
 		}, nil},
 
 		{"ErrSubjectRequired", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = "" },
-			map[string]string{"subject": required}},
+			[]field.Error{fe("subject", field.Required, required)}},
 		{"ErrSubjectBlank", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = " \t " },
-			map[string]string{"subject": required}},
+			[]field.Error{fe("subject", field.Required, required)}},
 		{"ErrSubjectTooLong", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = repeat("é", 201) },
-			map[string]string{"subject": "must have at most 200 characters"}},
+			[]field.Error{fe("subject", field.TooLong, "must have at most 200 characters")}},
 		{"ErrSubjectMultiline", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = "one\ntwo" },
-			map[string]string{"subject": singleLine}},
+			[]field.Error{fe("subject", field.ControlCharacter, singleLine)}},
 		{"ErrSubjectBadUTF8", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = "bad \xff" },
-			map[string]string{"subject": badUTF8}},
+			[]field.Error{fe("subject", field.InvalidUTF8, badUTF8)}},
 		{"ErrDescriptionRequired", func(_ *support.Requester, in *support.CreateTicketInput) { in.Description = "\n\n" },
-			map[string]string{"description": required}},
+			[]field.Error{fe("description", field.Required, required)}},
 		{"ErrDescriptionTooLong", func(_ *support.Requester, in *support.CreateTicketInput) { in.Description = repeat("a", 10001) },
-			map[string]string{"description": "must have at most 10000 characters"}},
+			[]field.Error{fe("description", field.TooLong, "must have at most 10000 characters")}},
 		{"ErrDescriptionNUL", func(_ *support.Requester, in *support.CreateTicketInput) { in.Description = "a\x00b" },
-			map[string]string{"description": multiline}},
+			[]field.Error{fe("description", field.NulByte, "must not contain NUL (U+0000)")}},
+		{"ErrDescriptionEscape", func(_ *support.Requester, in *support.CreateTicketInput) { in.Description = "red \x1b[31m" },
+			[]field.Error{fe("description", field.ControlCharacter, multiline)}},
 		{"ErrPriorityUnknown", func(_ *support.Requester, in *support.CreateTicketInput) { in.Priority = "asap" },
-			map[string]string{"priority": oneOf}},
+			[]field.Error{fe("priority", field.Invalid, oneOf)}},
 		{"ErrPriorityCase", func(_ *support.Requester, in *support.CreateTicketInput) { in.Priority = "HIGH" },
-			map[string]string{"priority": oneOf}},
+			[]field.Error{fe("priority", field.Invalid, oneOf)}},
 		{"ErrTooManyTags", func(_ *support.Requester, in *support.CreateTicketInput) {
 			in.Tags = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}
-		}, map[string]string{"tags": tooManyTags}},
+		}, []field.Error{fe("tags", field.TooMany, tooManyTags)}},
 		{"ErrTooManyTagsBeforeDedup", func(_ *support.Requester, in *support.CreateTicketInput) {
 			in.Tags = slices.Repeat([]string{"a"}, 11)
-		}, map[string]string{"tags": tooManyTags}},
+		}, []field.Error{fe("tags", field.TooMany, tooManyTags)}},
 		{"ErrTagEmpty", func(_ *support.Requester, in *support.CreateTicketInput) { in.Tags = []string{"ok", "  "} },
-			map[string]string{"tags[1]": tagRule}},
+			[]field.Error{fe("tags[1]", field.Invalid, tagRule)}},
 		{"ErrTagTooLong", func(_ *support.Requester, in *support.CreateTicketInput) { in.Tags = []string{repeat("a", 33)} },
-			map[string]string{"tags[0]": tagRule}},
+			[]field.Error{fe("tags[0]", field.Invalid, tagRule)}},
 		{"ErrTagChars", func(_ *support.Requester, in *support.CreateTicketInput) { in.Tags = []string{"ok", "c++", "café"} },
-			map[string]string{"tags[1]": tagRule, "tags[2]": tagRule}},
+			[]field.Error{fe("tags[1]", field.Invalid, tagRule), fe("tags[2]", field.Invalid, tagRule)}},
 		{"ErrRequesterIDRequired", func(r *support.Requester, _ *support.CreateTicketInput) { r.ID = "" },
-			map[string]string{"requester.id": required}},
+			[]field.Error{fe("requester.id", field.Required, required)}},
 		{"ErrRequesterIDSpace", func(r *support.Requester, _ *support.CreateTicketInput) { r.ID = "usr 1" },
-			map[string]string{"requester.id": refRule}},
+			[]field.Error{fe("requester.id", field.Invalid, refRule)}},
 		{"ErrRequesterIDTooLong", func(r *support.Requester, _ *support.CreateTicketInput) { r.ID = repeat("u", 65) },
-			map[string]string{"requester.id": refRule}},
+			[]field.Error{fe("requester.id", field.Invalid, refRule)}},
 		{"ErrRequesterEmailTooLong", func(r *support.Requester, _ *support.CreateTicketInput) { r.Email = repeat("a", 250) + "@x.io" },
-			map[string]string{"requester.email": "must have at most 254 characters"}},
+			[]field.Error{fe("requester.email", field.TooLong, "must have at most 254 characters")}},
 		{"ErrRequesterNameControl", func(r *support.Requester, _ *support.CreateTicketInput) { r.Name = "Ana\x1b[31m" },
-			map[string]string{"requester.name": singleLine}},
+			[]field.Error{fe("requester.name", field.ControlCharacter, singleLine)}},
 		{"ErrEverything", func(r *support.Requester, in *support.CreateTicketInput) {
 			*in = support.CreateTicketInput{Priority: "p0", Tags: []string{"#1"}}
 			r.ID = ""
-		}, map[string]string{
-			"subject": required, "description": required, "priority": oneOf, "tags[0]": tagRule, "requester.id": required,
-		}},
+		}, []field.Error{fe("subject", field.Required, required), fe("description", field.Required, required), fe("priority", field.Invalid, oneOf), fe("tags[0]", field.Invalid, tagRule), fe("requester.id", field.Required, required)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,8 +104,8 @@ func TestCreateValidation(t *testing.T) {
 				}
 				return
 			}
-			if got := fieldErrors(t, err); !maps.Equal(got, tt.want) {
-				t.Fatalf("field errors:\n got %v\nwant %v", got, tt.want)
+			if got := codedErrors(t, err); !slices.Equal(got, tt.want) {
+				t.Fatalf("field errors:\n got %+v\nwant %+v", got, tt.want)
 			}
 			if u.ent.used != 0 {
 				t.Errorf("invalid input consumed %d of the allowance, want 0", u.ent.used)
@@ -143,4 +144,20 @@ func TestCreateNormalises(t *testing.T) {
 	if got.Priority != support.PriorityNormal {
 		t.Errorf("Priority = %q, want the default %q", got.Priority, support.PriorityNormal)
 	}
+}
+
+// fe is a field.Error, for tables.
+func fe(path, code, message string) field.Error {
+	return field.Error{Field: path, Code: code, Message: message}
+}
+
+// codedErrors returns the field errors of err in the order found, failing
+// unless err is a *support.InvalidError that matches support.ErrInvalid.
+func codedErrors(tb testing.TB, err error) []field.Error {
+	tb.Helper()
+	var ie *support.InvalidError
+	if !errors.As(err, &ie) || !errors.Is(err, support.ErrInvalid) {
+		tb.Fatalf("error = %v, want a *support.InvalidError", err)
+	}
+	return ie.Errors()
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Page sizes of List.
@@ -45,17 +46,17 @@ func (f ListFilter) normalize() (ListFilter, error) {
 	case f.Limit > MaxListLimit:
 		f.Limit = MaxListLimit
 	}
-	errs := fieldErrors{}
+	errs := field.Errors{}
 	if f.Status != "" && !Status(f.Status).Valid() {
-		errs.add("status", "must be one of: "+join(Statuses()))
+		errs.OneOf("status", names(Statuses())...)
 	}
 	if f.Priority != "" && !Priority(f.Priority).Valid() {
-		errs.add("priority", "must be one of: "+join(Priorities()))
+		errs.OneOf("priority", names(Priorities())...)
 	}
 	if f.Before != "" && !id.Valid(id.Ticket, f.Before) {
-		errs.add("cursor", "must point at a ticket of an earlier page")
+		errs.Add("cursor", field.Invalid, "must point at a ticket of an earlier page")
 	}
-	return f, errs.err()
+	return f, errs.Err()
 }
 
 // List returns a page of the tenant's tickets matching f, newest first,

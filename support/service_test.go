@@ -261,7 +261,7 @@ func TestTicketJSON(t *testing.T) {
 
 func TestInvalidError(t *testing.T) {
 	err := &support.InvalidError{Fields: map[string]string{"tags[1]": "is bad", "subject": "is required"}}
-	if want := "invalid input: subject is required; tags[1] is bad;"; err.Error() != want {
+	if want := "invalid input: subject: is required; tags[1]: is bad;"; err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
 	if !errors.Is(err, support.ErrInvalid) {

@@ -3,6 +3,8 @@ package support
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Bounds of a ticket's tags.
@@ -38,13 +40,13 @@ func NormalizeTag(raw string) (tag string, ok bool) {
 }
 
 // normalizeTags normalises every tag and drops repeats, keeping the first
-// occurrence's place. The count is checked on the input as sent, the way
-// the HTTP layer's `max=10` rule sees it, so that both agree on what is too
-// many. Failures are recorded under "tags" or "tags[i]" (i indexes the
-// input). The result is never nil.
-func normalizeTags(raw []string, errs fieldErrors) []string {
+// occurrence's place. The count is checked on the input as sent, so that
+// eleven copies of one tag are too many even though one would remain.
+// Failures are recorded under "tags" or "tags[i]" (i indexes the input).
+// The result is never nil.
+func normalizeTags(raw []string, errs field.Errors) []string {
 	if len(raw) > MaxTags {
-		errs.add("tags", fmt.Sprintf("must have at most %d items", MaxTags))
+		errs.Addf("tags", field.TooMany, "must have at most %d items", MaxTags)
 		return []string{}
 	}
 	out := make([]string, 0, len(raw))
@@ -52,7 +54,7 @@ func normalizeTags(raw []string, errs fieldErrors) []string {
 	for i, r := range raw {
 		tag, ok := NormalizeTag(r)
 		if !ok {
-			errs.add(fmt.Sprintf("tags[%d]", i), tagRule)
+			errs.Add(fmt.Sprintf("tags[%d]", i), field.Invalid, tagRule)
 			continue
 		}
 		if !seen[tag] {

@@ -38,17 +38,3 @@ func TestNormalizeTag(t *testing.T) {
 		})
 	}
 }
-
-// TestTagBoundsMatchValidateTags keeps the HTTP layer's shape rules in step
-// with the constants the service enforces.
-func TestTagBoundsMatchValidateTags(t *testing.T) {
-	tag := validateTag(t, "Tags")
-	for _, want := range []string{"max=10", "max=32"} {
-		if !strings.Contains(tag, want) {
-			t.Errorf("Tags validate tag %q lacks %q", tag, want)
-		}
-	}
-	if support.MaxTags != 10 || support.MaxTagLen != 32 {
-		t.Errorf("MaxTags, MaxTagLen = %d, %d; the validate tags say 10, 32", support.MaxTags, support.MaxTagLen)
-	}
-}

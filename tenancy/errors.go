@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Sentinel errors of the tenancy domain. Service methods wrap them with
@@ -16,8 +18,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: a unique value (slug, email, membership) is already taken.
 	ErrConflict = errors.New("already exists")
-	// ErrInvalid: input failed validation; see InvalidError for the fields.
-	ErrInvalid = errors.New("invalid input")
+	// ErrInvalid: input failed validation; see InvalidError for the
+	// fields. It is field.ErrInvalid, the same error in every domain.
+	ErrInvalid = field.ErrInvalid
 	// ErrUnauthenticated: the credential is unknown, revoked or expired.
 	ErrUnauthenticated = errors.New("invalid credential")
 	// ErrNotMember: the user is not a member of the tenant they named.
@@ -92,27 +95,12 @@ func (e *LimitError) Detail() string {
 // Is makes errors.Is(err, ErrLimitExceeded) true.
 func (e *LimitError) Is(target error) bool { return target == ErrLimitExceeded }
 
-// InvalidError lists the fields that failed validation, field → message.
-// It matches ErrInvalid with errors.Is.
-type InvalidError struct {
-	Fields map[string]string
-}
+// InvalidError lists the fields that failed validation, with the rule each
+// broke and a message; it is the one type every domain uses (see package
+// field). It matches ErrInvalid with errors.Is.
+type InvalidError = field.InvalidError
 
-// Error implements error.
-func (e *InvalidError) Error() string {
-	msg := "invalid input:"
-	for _, k := range sortedKeys(e.Fields) {
-		msg += " " + k + ": " + e.Fields[k] + ";"
-	}
-	return msg
-}
-
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
-
-// FieldErrors returns field → message, for the HTTP edge.
-func (e *InvalidError) FieldErrors() map[string]string { return e.Fields }
-
-func invalid(field, msg string) *InvalidError {
-	return &InvalidError{Fields: map[string]string{field: msg}}
+// invalid is an *InvalidError about one field, code field.Invalid.
+func invalid(path, msg string) *InvalidError {
+	return field.NewInvalidError(path, field.Invalid, msg)
 }
