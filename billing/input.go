@@ -5,8 +5,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/tenantkit/tenantkit/internal/text"
 )
 
 // Bounds of the other fields of CreateInvoiceInput. Lengths count
@@ -78,7 +78,7 @@ func validateCreate(in CreateInvoiceInput) (invoiceDraft, error) {
 	f := fieldErrors{}
 	var d invoiceDraft
 
-	name, msg := cleanText(in.Customer.Name, 1, MaxCustomerNameLen)
+	name, msg := text.Clean(in.Customer.Name, 1, MaxCustomerNameLen)
 	if msg != "" {
 		f.add("customer.name", "%s", msg)
 	}
@@ -108,7 +108,7 @@ func validateCreate(in CreateInvoiceInput) (invoiceDraft, error) {
 		}
 	}
 	d.dueDate = in.DueDate
-	if msg := checkText(in.Memo, 0, MaxMemoLen); msg != "" {
+	if msg := text.Check(in.Memo, 0, MaxMemoLen); msg != "" {
 		f.add("memo", "%s", msg)
 	}
 	d.memo = in.Memo
@@ -131,10 +131,10 @@ func checkMetadata(m map[string]string) string {
 		return fmt.Sprintf("must have at most %d keys", MaxMetadataKeys)
 	}
 	for k, v := range m {
-		if msg := checkText(k, 1, MaxMetadataKeyLen); msg != "" {
-			return fmt.Sprintf("key %q: %s", truncate(k, MaxMetadataKeyLen), msg)
+		if msg := text.Check(k, 1, MaxMetadataKeyLen); msg != "" {
+			return fmt.Sprintf("key %q: %s", text.Truncate(k, MaxMetadataKeyLen), msg)
 		}
-		if msg := checkText(v, 0, MaxMetadataValueLen); msg != "" {
+		if msg := text.Check(v, 0, MaxMetadataValueLen); msg != "" {
 			return fmt.Sprintf("value of %q: %s", k, msg)
 		}
 	}
@@ -146,7 +146,7 @@ func checkMetadata(m map[string]string) string {
 // or "".
 func normalizeEmail(s string) (string, string) {
 	email := strings.ToLower(strings.TrimSpace(s))
-	if msg := checkText(email, 1, MaxEmailLen); msg != "" {
+	if msg := text.Check(email, 1, MaxEmailLen); msg != "" {
 		return "", msg
 	}
 	addr, err := mail.ParseAddress(email)
@@ -154,42 +154,4 @@ func normalizeEmail(s string) (string, string) {
 		return "", "must be a valid email address"
 	}
 	return email, ""
-}
-
-// cleanText trims s and checks it with checkText.
-func cleanText(s string, minLen, maxLen int) (string, string) {
-	s = strings.TrimSpace(s)
-	return s, checkText(s, minLen, maxLen)
-}
-
-// checkText returns what is wrong with s, or "": it must be valid UTF-8 of
-// minLen..maxLen characters without control characters other than tab and
-// line breaks (a NUL would not even fit a Postgres TEXT column).
-func checkText(s string, minLen, maxLen int) string {
-	if !utf8.ValidString(s) {
-		return "must be valid UTF-8"
-	}
-	n := utf8.RuneCountInString(s)
-	switch {
-	case n < minLen && minLen == 1:
-		return "is required"
-	case n < minLen:
-		return fmt.Sprintf("must have at least %d characters", minLen)
-	case n > maxLen:
-		return fmt.Sprintf("must have at most %d characters", maxLen)
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			return "must not contain control characters"
-		}
-	}
-	return ""
-}
-
-// truncate shortens s to at most n characters, for error messages.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

@@ -8,12 +8,13 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/internal/text"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // Entitlements is what billing asks of tenancy before it creates: whether
 // the tenant's plan has the invoices module, and whether its monthly
-// invoice limit has room. *tenancy.Service implements it.
+// invoice limit has room. *tenancy.Entitlements implements it.
 type Entitlements interface {
 	// RequireModule returns nil when module is on for the tenant, else an
 	// error wrapping tenancy.ErrModuleDisabled.
@@ -44,11 +45,10 @@ type Tx func(ctx context.Context, fn func(ctx context.Context) error) error
 // Service holds the rules of invoicing: validation and totals, numbering,
 // limits, the lifecycle, and the money a payment provider reports.
 type Service struct {
-	store     Store
-	ent       Entitlements
-	tx        Tx
-	now       func() time.Time
-	contracts *contracts // set by WithContracts
+	store Store
+	ent   Entitlements
+	tx    Tx
+	now   func() time.Time
 }
 
 // Option configures a Service.
@@ -153,7 +153,7 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]In
 	}
 	if f.CustomerEmail != "" {
 		f.CustomerEmail = strings.ToLower(strings.TrimSpace(f.CustomerEmail))
-		if msg := checkText(f.CustomerEmail, 1, MaxEmailLen); msg != "" {
+		if msg := text.Check(f.CustomerEmail, 1, MaxEmailLen); msg != "" {
 			fe.add("customer_email", "%s", msg)
 		}
 	}

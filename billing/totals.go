@@ -1,6 +1,11 @@
 package billing
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tenantkit/tenantkit/internal/arith"
+	"github.com/tenantkit/tenantkit/internal/text"
+)
 
 // Bounds of line items. They keep every computed amount far inside int64:
 // quantity × unit_amount is at most 10^18, and anything past MaxAmount is
@@ -74,7 +79,7 @@ func computeTotals(f fieldErrors, items []LineItemInput) (lines []LineItem, subt
 	for i, in := range items {
 		path := fmt.Sprintf("line_items[%d]", i)
 		ok := true
-		desc, msg := cleanText(in.Description, 1, MaxDescriptionLen)
+		desc, msg := text.Clean(in.Description, 1, MaxDescriptionLen)
 		if msg != "" {
 			f.add(path+".description", "%s", msg)
 			ok = false
@@ -94,26 +99,26 @@ func computeTotals(f fieldErrors, items []LineItemInput) (lines []LineItem, subt
 		if !ok {
 			continue
 		}
-		amount, ok := mulBounded(in.Quantity, in.UnitAmount, MaxAmount)
+		amount, ok := arith.MulBounded(in.Quantity, in.UnitAmount, MaxAmount)
 		if !ok {
 			f.add(path, "quantity × unit_amount must be at most %d", MaxAmount)
 			continue
 		}
-		lineTax, _ := mulDivRound(amount, int64(in.TaxRateBps), bpsPerUnit) // ≤ amount: fits
+		lineTax, _ := arith.MulDivRound(amount, int64(in.TaxRateBps), bpsPerUnit) // ≤ amount: fits
 		lines = append(lines, LineItem{
 			Description: desc, Quantity: in.Quantity, UnitAmount: in.UnitAmount,
 			TaxRateBps: in.TaxRateBps, Amount: amount,
 		})
-		if subtotal, ok = addBounded(subtotal, amount, MaxAmount); !ok {
+		if subtotal, ok = arith.AddBounded(subtotal, amount, MaxAmount); !ok {
 			f.add("line_items", "the subtotal must be at most %d", MaxAmount)
 			return nil, 0, 0, 0
 		}
-		if tax, ok = addBounded(tax, lineTax, MaxAmount); !ok {
+		if tax, ok = arith.AddBounded(tax, lineTax, MaxAmount); !ok {
 			f.add("line_items", "the tax must be at most %d", MaxAmount)
 			return nil, 0, 0, 0
 		}
 	}
-	total, ok := addBounded(subtotal, tax, MaxAmount)
+	total, ok := arith.AddBounded(subtotal, tax, MaxAmount)
 	if !ok {
 		f.add("line_items", "the total must be at most %d", MaxAmount)
 		return nil, 0, 0, 0

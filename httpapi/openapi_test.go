@@ -35,7 +35,8 @@ func mustLoadOpenAPI(tb testing.TB) *openapi3.T {
 func newDocsAPI(tb testing.TB) *API {
 	tb.Helper()
 	cat := catalog.Default()
-	a, err := New(context.Background(), Config{Tenancy: tenancy.NewService(nil, cat), Catalog: cat, Logger: zerolog.Nop()})
+	dir := tenancy.NewDirectory(nil, cat)
+	a, err := New(context.Background(), Config{Directory: dir, Keys: tenancy.NewKeys(nil, dir), Entitlements: tenancy.NewEntitlements(nil, dir, tenancy.NewNotifications(nil)), Catalog: cat, Logger: zerolog.Nop()})
 	if err != nil {
 		tb.Fatal(err)
 	}

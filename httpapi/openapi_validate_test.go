@@ -347,7 +347,8 @@ func TestOpenAPIHarnessReportsDrift(t *testing.T) {
 // that its own responses are validated too.
 func TestOpenAPIDocumentEndpoint(t *testing.T) {
 	cat := catalog.Default()
-	api, err := httpapi.New(context.Background(), httpapi.Config{Tenancy: tenancy.NewService(nil, cat), Catalog: cat, Logger: zerolog.Nop()})
+	dir := tenancy.NewDirectory(nil, cat)
+	api, err := httpapi.New(context.Background(), httpapi.Config{Directory: dir, Keys: tenancy.NewKeys(nil, dir), Entitlements: tenancy.NewEntitlements(nil, dir, tenancy.NewNotifications(nil)), Catalog: cat, Logger: zerolog.Nop()})
 	check(t, err)
 	e := &env{t: t, srv: httptest.NewServer(api.Handler())}
 	defer e.srv.Close()

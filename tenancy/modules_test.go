@@ -8,6 +8,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 func TestService_Modules(t *testing.T) {
@@ -39,7 +40,7 @@ func TestService_Modules(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(tc.plan, func(t *testing.T) {
 				tenant := mustTenant(t, e.svc, tc.plan)
-				got, err := e.svc.Modules(ctx, tenant.ID)
+				got, err := e.svc.Modules.List(ctx, tenant.ID)
 				wantErr(t, "Modules", err, nil)
 				if !slices.Equal(got, tc.want) {
 					t.Fatalf("Modules(%s): got %v, want %v", tc.plan, got, tc.want)
@@ -47,7 +48,7 @@ func TestService_Modules(t *testing.T) {
 			})
 		}
 		t.Run("ErrNotFoundTenant", func(t *testing.T) {
-			_, err := e.svc.Modules(ctx, id.New(id.Tenant))
+			_, err := e.svc.Modules.List(ctx, id.New(id.Tenant))
 			wantErr(t, "Modules(unknown tenant)", err, tenancy.ErrNotFound)
 		})
 	})
@@ -57,7 +58,7 @@ func TestService_ToggleModule(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		tenant := mustTenant(t, e.svc, catalog.PlanStarter)
-		if _, err := e.svc.ApplyContractChange(ctx, tenant.ID, tenancy.ContractChange{AddModules: []string{catalog.ModuleSLA}}); err != nil {
+		if _, err := e.contracts.Change(ctx, tenant.ID, contract.Change{AddModules: []string{catalog.ModuleSLA}}); err != nil {
 			t.Fatalf("buy SLA: %v", err)
 		}
 
@@ -97,7 +98,7 @@ func TestService_ToggleModule(t *testing.T) {
 		}
 		for _, st := range steps {
 			t.Run(st.name, func(t *testing.T) {
-				state, changed, err := e.svc.ToggleModule(ctx, tenant.ID, st.role, st.module, st.enabled)
+				state, changed, err := e.svc.Modules.Toggle(ctx, tenant.ID, st.role, st.module, st.enabled)
 				if st.wantErr == tenancy.ErrInvalid {
 					wantFields(t, "ToggleModule", err, "module")
 				} else {
@@ -107,7 +108,7 @@ func TestService_ToggleModule(t *testing.T) {
 					t.Fatalf("ToggleModule: got %+v changed=%v, want enabled=%v changed=%v", state, changed, st.enabled, st.wantChanged)
 				}
 				if st.wantOn != nil {
-					on, err := e.svc.EnabledModules(ctx, tenant.ID)
+					on, err := e.svc.Modules.Enabled(ctx, tenant.ID)
 					wantErr(t, "EnabledModules", err, nil)
 					want := slices.Sorted(slices.Values(st.wantOn))
 					if !slices.Equal(on, want) {
@@ -128,7 +129,7 @@ func TestService_ToggleModule(t *testing.T) {
 			})
 		}
 		t.Run("ErrNotFoundTenant", func(t *testing.T) {
-			_, _, err := e.svc.ToggleModule(ctx, id.New(id.Tenant), tenancy.RoleOwner, catalog.ModuleSLA, true)
+			_, _, err := e.svc.Modules.Toggle(ctx, id.New(id.Tenant), tenancy.RoleOwner, catalog.ModuleSLA, true)
 			wantErr(t, "ToggleModule(unknown tenant)", err, tenancy.ErrNotFound)
 		})
 	})
@@ -149,7 +150,7 @@ func TestService_ToggleModuleConcurrent(t *testing.T) {
 		)
 		for range workers {
 			wg.Go(func() {
-				_, ok, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleSLA, false)
+				_, ok, err := e.svc.Modules.Toggle(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleSLA, false)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -173,10 +174,10 @@ func TestService_RequireModule(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		tenant := mustTenant(t, e.svc, catalog.PlanStarter)
-		if _, _, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleTickets, false); err != nil {
+		if _, _, err := e.svc.Modules.Toggle(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleTickets, false); err != nil {
 			t.Fatalf("ToggleModule: %v", err)
 		}
-		if _, err := e.svc.ApplyContractChange(ctx, tenant.ID, tenancy.ContractChange{AddModules: []string{catalog.ModuleSLA}}); err != nil {
+		if _, err := e.contracts.Change(ctx, tenant.ID, contract.Change{AddModules: []string{catalog.ModuleSLA}}); err != nil {
 			t.Fatalf("buy SLA: %v", err)
 		}
 		tests := []struct {
@@ -192,11 +193,11 @@ func TestService_RequireModule(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.module, func(t *testing.T) {
-				wantErr(t, "RequireModule", e.svc.RequireModule(ctx, tenant.ID, tc.module), tc.wantErr)
+				wantErr(t, "RequireModule", e.svc.Entitlements.RequireModule(ctx, tenant.ID, tc.module), tc.wantErr)
 			})
 		}
 		t.Run("ErrNotFoundTenant", func(t *testing.T) {
-			wantErr(t, "RequireModule(unknown tenant)", e.svc.RequireModule(ctx, id.New(id.Tenant), catalog.ModuleInvoices), tenancy.ErrNotFound)
+			wantErr(t, "RequireModule(unknown tenant)", e.svc.Entitlements.RequireModule(ctx, id.New(id.Tenant), catalog.ModuleInvoices), tenancy.ErrNotFound)
 		})
 	})
 }

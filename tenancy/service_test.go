@@ -37,7 +37,7 @@ func TestService_CreateTenant(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				got, err := e.svc.CreateTenant(ctx, tc.in)
+				got, err := e.svc.Directory.CreateTenant(ctx, tc.in)
 				if tc.wantFields != nil {
 					wantFields(t, "CreateTenant", err, tc.wantFields...)
 					return
@@ -46,13 +46,13 @@ func TestService_CreateTenant(t *testing.T) {
 				if tc.wantErr != nil {
 					return
 				}
-				plan, _ := e.svc.Catalog().Plan(tc.in.PlanID)
+				plan, _ := catalog.Default().Plan(tc.in.PlanID)
 				if !id.Valid(id.Tenant, got.ID) || got.Slug != tc.in.Slug || got.Name != strings.TrimSpace(tc.in.Name) ||
 					got.PlanID != plan.ID || got.Seats != plan.IncludedSeats || !got.CreatedAt.Equal(testNow()) {
 					t.Fatalf("CreateTenant(%+v): got %+v", tc.in, got)
 				}
 				for _, ref := range []string{got.ID, got.Slug} {
-					found, err := e.svc.FindTenant(ctx, ref)
+					found, err := e.svc.Directory.FindTenant(ctx, ref)
 					wantErr(t, "FindTenant", err, nil)
 					if found.ID != got.ID {
 						t.Fatalf("FindTenant(%s): got %s, want %s", ref, found.ID, got.ID)
@@ -62,7 +62,7 @@ func TestService_CreateTenant(t *testing.T) {
 		}
 		t.Run("FindTenantErrNotFound", func(t *testing.T) {
 			for _, ref := range []string{id.New(id.Tenant), "no-such-slug"} {
-				_, err := e.svc.FindTenant(ctx, ref)
+				_, err := e.svc.Directory.FindTenant(ctx, ref)
 				wantErr(t, "FindTenant("+ref+")", err, tenancy.ErrNotFound)
 			}
 		})
@@ -93,7 +93,7 @@ func TestService_CreateUser(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				got, err := e.svc.CreateUser(ctx, tc.in)
+				got, err := e.svc.Directory.CreateUser(ctx, tc.in)
 				if tc.wantFields != nil {
 					wantFields(t, "CreateUser", err, tc.wantFields...)
 					return
@@ -105,7 +105,7 @@ func TestService_CreateUser(t *testing.T) {
 				if !id.Valid(id.User, got.ID) || got.Email != tc.wantEmail || got.Name != strings.TrimSpace(tc.in.Name) {
 					t.Fatalf("CreateUser(%+v): got %+v, want email %s", tc.in, got, tc.wantEmail)
 				}
-				found, err := e.svc.UserByEmail(ctx, strings.ToUpper(tc.wantEmail))
+				found, err := e.svc.Directory.UserByEmail(ctx, strings.ToUpper(tc.wantEmail))
 				wantErr(t, "UserByEmail", err, nil)
 				if found.ID != got.ID {
 					t.Fatalf("UserByEmail(upper case): got %s, want %s", found.ID, got.ID)
@@ -114,7 +114,7 @@ func TestService_CreateUser(t *testing.T) {
 		}
 		t.Run("UserByEmailErrNotFound", func(t *testing.T) {
 			for _, email := range []string{"nobody@example.com", "not an email"} {
-				_, err := e.svc.UserByEmail(ctx, email)
+				_, err := e.svc.Directory.UserByEmail(ctx, email)
 				wantErr(t, "UserByEmail("+email+")", err, tenancy.ErrNotFound)
 			}
 		})
@@ -145,7 +145,7 @@ func TestService_AddMember(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				m, err := e.svc.AddMember(ctx, tc.tenantRef, tc.email, tc.role)
+				m, err := e.svc.Directory.AddMember(ctx, tc.tenantRef, tc.email, tc.role)
 				if tc.wantFields != nil {
 					wantFields(t, "AddMember", err, tc.wantFields...)
 					return
@@ -160,7 +160,7 @@ func TestService_AddMember(t *testing.T) {
 			})
 		}
 		t.Run("Memberships", func(t *testing.T) {
-			ms, err := e.svc.Memberships(ctx, byID.ID)
+			ms, err := e.svc.Directory.Memberships(ctx, byID.ID)
 			wantErr(t, "Memberships", err, nil)
 			if len(ms) != 1 || ms[0].Tenant.ID != tenant.ID || ms[0].Role != tenancy.RoleAdmin {
 				t.Fatalf("Memberships: got %+v, want [%s admin]", ms, tenant.ID)
@@ -198,7 +198,7 @@ func TestService_CreateAPIKey(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				k, secret, err := e.svc.CreateAPIKey(ctx, tc.in)
+				k, secret, err := e.svc.Keys.Create(ctx, tc.in)
 				if tc.wantFields != nil {
 					wantFields(t, "CreateAPIKey", err, tc.wantFields...)
 					return
@@ -249,7 +249,7 @@ func TestService_AuthenticateAPIKey(t *testing.T) {
 		user := mustUser(t, e.svc)
 		key, secret := mustKey(t, e.svc, tenancy.CreateAPIKeyInput{UserEmail: user.Email, Scopes: []tenancy.Scope{tenancy.ScopeTicketsRead}})
 		revoked, revokedSecret := mustKey(t, e.svc, tenancy.CreateAPIKeyInput{UserEmail: user.Email, Scopes: []tenancy.Scope{tenancy.ScopeTicketsRead}})
-		wantErr(t, "RevokeAPIKey", e.svc.RevokeAPIKey(ctx, revoked.ID), nil)
+		wantErr(t, "RevokeAPIKey", e.svc.Keys.Revoke(ctx, revoked.ID), nil)
 
 		tests := []struct {
 			name    string
@@ -265,7 +265,7 @@ func TestService_AuthenticateAPIKey(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				k, u, err := e.svc.AuthenticateAPIKey(ctx, tc.secret)
+				k, u, err := e.svc.Keys.Authenticate(ctx, tc.secret)
 				wantErr(t, "AuthenticateAPIKey", err, tc.wantErr)
 				if tc.wantErr == nil && (k.ID != key.ID || u.ID != user.ID) {
 					t.Fatalf("AuthenticateAPIKey: got key %s user %s, want %s %s", k.ID, u.ID, key.ID, user.ID)
@@ -273,7 +273,7 @@ func TestService_AuthenticateAPIKey(t *testing.T) {
 			})
 		}
 		t.Run("RevokeErrNotFound", func(t *testing.T) {
-			wantErr(t, "RevokeAPIKey(unknown)", e.svc.RevokeAPIKey(ctx, id.New(id.APIKey)), tenancy.ErrNotFound)
+			wantErr(t, "RevokeAPIKey(unknown)", e.svc.Keys.Revoke(ctx, id.New(id.APIKey)), tenancy.ErrNotFound)
 		})
 	})
 }
