@@ -2,6 +2,7 @@ package tenancy_test
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -200,4 +201,18 @@ func TestService_RequireModule(t *testing.T) {
 			wantErr(t, "RequireModule(unknown tenant)", e.svc.Entitlements.RequireModule(ctx, id.New(id.Tenant), catalog.ModuleInvoices), tenancy.ErrNotFound)
 		})
 	})
+}
+
+// TestNewModules_NilTransactor: a Modules without a Transactor could commit
+// a switch without its notification, so building one is refused.
+func TestNewModules_NilTransactor(t *testing.T) {
+	dir := tenancy.NewDirectory(nil, catalog.Default())
+	notes := tenancy.NewNotifications(nil)
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "Transactor") || !strings.Contains(msg, "notification") {
+			t.Fatalf("NewModules(nil tx): recovered %q, want a panic naming the Transactor and what would not commit as one", msg)
+		}
+	}()
+	tenancy.NewModules(nil, tenancy.NewEntitlements(nil, dir, notes), notes, nil)
 }

@@ -26,8 +26,9 @@ func thresholdMark(limit, pct int64) int64 {
 // increments of one counter are serialised by
 // EntitlementStore.ConsumeUsage, so each mark is crossed by exactly one
 // consumer; the notification key also keeps it to one per feature,
-// threshold and period when the limit changes within the period. An increment that crosses both marks at once (a limit
-// below 5, or a large n) creates both.
+// threshold and period when the limit changes within the period. An
+// increment that crosses both marks at once (a limit below 5, or a large
+// n) creates both.
 func (s *Entitlements) notifyThresholds(ctx context.Context, tenantID, feature string, limit, before, after int64, now time.Time) error {
 	if limit <= 0 {
 		return nil

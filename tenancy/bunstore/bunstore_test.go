@@ -12,7 +12,6 @@ import (
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/bunstore"
-	"github.com/tenantkit/tenantkit/tenancy/contract/contracttest"
 	"github.com/tenantkit/tenantkit/tenancy/tenancytest"
 )
 
@@ -43,19 +42,19 @@ func TestContractStore(t *testing.T) {
 		ctx := context.Background()
 		s := bunstore.New(db)
 		for _, tn := range []tenancy.Tenant{
-			{ID: contracttest.TenantA, Slug: "tenant-a", Name: "Tenant A"},
-			{ID: contracttest.TenantB, Slug: "tenant-b", Name: "Tenant B"},
+			{ID: tenancytest.TenantA, Slug: "tenant-a", Name: "Tenant A"},
+			{ID: tenancytest.TenantB, Slug: "tenant-b", Name: "Tenant B"},
 		} {
 			tn.PlanID, tn.Seats, tn.CreatedAt = catalog.PlanFree, 2, time.Now().UTC()
 			if err := s.CreateTenant(ctx, tn); err != nil {
 				t.Fatalf("create tenant: %v", err)
 			}
 		}
-		contracttest.Run(t, func(t *testing.T) contracttest.Backend {
+		tenancytest.RunContracts(t, func(t *testing.T) tenancytest.Backend {
 			if _, err := db.NewDelete().TableExpr("contract_requests").Where("TRUE").Exec(ctx); err != nil {
 				t.Fatalf("empty contract_requests: %v", err)
 			}
-			return contracttest.Backend{Store: s, DirectoryStore: s, ModuleStore: s, Tx: database.NewTransactor(db)}
+			return tenancytest.Backend{DirectoryStore: s, ModuleStore: s, Contracts: s, Tx: database.NewTransactor(db)}
 		})
 	}, bunstore.Migrations())
 }

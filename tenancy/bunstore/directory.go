@@ -51,7 +51,7 @@ func (s *Store) CreateTenant(ctx context.Context, t tenancy.Tenant) error {
 	return translate(err)
 }
 
-// tenancy.Tenant implements Store.
+// Tenant implements tenancy.DirectoryStore.
 func (s *Store) Tenant(ctx context.Context, id string) (tenancy.Tenant, error) {
 	var row tenantRow
 	err := s.conn(ctx).NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
@@ -72,7 +72,7 @@ func (s *Store) CreateUser(ctx context.Context, u tenancy.User) error {
 	return translate(err)
 }
 
-// tenancy.User implements Store.
+// User implements tenancy.DirectoryStore.
 func (s *Store) User(ctx context.Context, id string) (tenancy.User, error) {
 	var row userRow
 	err := s.conn(ctx).NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
@@ -93,7 +93,7 @@ func (s *Store) AddMembership(ctx context.Context, m tenancy.Membership) error {
 	return translate(err)
 }
 
-// tenancy.Membership implements Store.
+// Membership implements tenancy.DirectoryStore.
 func (s *Store) Membership(ctx context.Context, tenantID, userID string) (tenancy.Membership, error) {
 	var row membershipRow
 	a := database.NewArgs(s.db)

@@ -87,10 +87,10 @@ type stateRow struct {
 	Num  *int64 `bun:"num"`
 }
 
-// tenancy.EntitlementState implements Store with one UNION ALL query: a row for the
-// tenant and one per switch, add-on, override and (for a period) usage
-// counter, plus the member count, plus the asked member's role. Each part
-// is confined to the tenant.
+// EntitlementState implements tenancy.EntitlementStore with one UNION ALL
+// query: a row for the tenant and one per switch, add-on, override and
+// (for a period) usage counter, plus the member count, plus the asked
+// member's role. Each part is confined to the tenant.
 func (s *Store) EntitlementState(ctx context.Context, tenantID string, sq tenancy.StateQuery) (tenancy.EntitlementState, error) {
 	period := sq.Period
 	db := s.conn(ctx)

@@ -54,8 +54,8 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenancy.APIKey, secretHash s
 	return translate(err)
 }
 
-// APIKeyByHash implements tenancy.KeyStore with one query joining the key to its
-// user; both are shared tables, not tenant data.
+// APIKeyByHash implements tenancy.KeyStore with one query joining the key
+// to its user; both are shared tables, not tenant data.
 func (s *Store) APIKeyByHash(ctx context.Context, secretHash string) (tenancy.APIKey, tenancy.User, error) {
 	var row struct {
 		apiKeyRow     `bun:",extend"`

@@ -30,11 +30,11 @@ func (s *Store) ModuleToggles(ctx context.Context, tenantID string) (map[string]
 	return out, nil
 }
 
-// SetModuleToggle implements tenancy.ModuleStore. Like ConsumeUsage it seeds the row
-// (with the initial state) and then changes it with one conditional
-// UPDATE, whose row lock serialises concurrent callers: only the one that
-// finds the other state reports a change. Asking for the initial state
-// seeds nothing, so that a no-op request records no switch.
+// SetModuleToggle implements tenancy.ModuleStore. Like ConsumeUsage it
+// seeds the row (with the initial state) and then changes it with one
+// conditional UPDATE, whose row lock serialises concurrent callers: only
+// the one that finds the other state reports a change. Asking for the
+// initial state seeds nothing, so that a no-op request records no switch.
 func (s *Store) SetModuleToggle(ctx context.Context, tenantID, module string, enabled, initial bool, at time.Time) (bool, error) {
 	db := s.conn(ctx)
 	if enabled != initial {

@@ -41,9 +41,9 @@ func (r notificationRow) notification() (tenancy.Notification, error) {
 	return n, nil
 }
 
-// CreateNotification implements tenancy.NotificationStore. ON CONFLICT DO NOTHING, rather than
-// catching the unique violation, keeps the caller's Postgres transaction
-// usable when the key is taken.
+// CreateNotification implements tenancy.NotificationStore. ON CONFLICT DO
+// NOTHING, rather than catching the unique violation, keeps the caller's
+// Postgres transaction usable when the key is taken.
 func (s *Store) CreateNotification(ctx context.Context, n tenancy.Notification, key string) error {
 	if n.Data == nil {
 		n.Data = map[string]any{}

@@ -12,7 +12,8 @@
 // the entitlements the moment it commits. Its errors are tenancy's
 // sentinels (tenancy.ErrNotFound, tenancy.ErrConflict,
 // *tenancy.InvalidError), and its Store is implemented beside tenancy's in
-// tenancy/bunstore, with the conformance suite in contract/contracttest.
+// tenancy/bunstore, with the conformance suite beside tenancy's
+// (tenancytest.RunContracts).
 //
 // Billing is not involved: billing holds the tenant's own invoices to its
 // customers, while the preview here prices what the platform charges the

@@ -72,3 +72,16 @@ func TestSubmitContractRequestInput(t *testing.T) {
 		}
 	})
 }
+
+// TestNewService_NilTransactor: a contract service without a Transactor
+// could change terms without recording the decision, so building one is
+// refused.
+func TestNewService_NilTransactor(t *testing.T) {
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "Transactor") || !strings.Contains(msg, "commit as one") {
+			t.Fatalf("NewService(nil tx): recovered %q, want a panic naming the Transactor and what would not commit as one", msg)
+		}
+	}()
+	contract.NewService(nil, failingTenancy{}, failingTenancy{}, nil, catalog.Default())
+}

@@ -135,7 +135,7 @@ func ComputePreview(cat *catalog.Catalog, terms Terms, usage map[string]int64, c
 	}
 	next, err := terms.With(cat, contractChange(cat, terms, change), usage[catalog.FeatureSeats])
 	if err != nil {
-		return Preview{}, fmt.Errorf("contract: preview: %w", renameFields(err, nil))
+		return Preview{}, fmt.Errorf("contract: preview: %w", err)
 	}
 	plan, err := previewPlan(cat, next.PlanID)
 	if err != nil {

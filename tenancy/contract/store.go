@@ -10,7 +10,7 @@ import (
 // the transaction carried by ctx when there is one, confine every read and
 // write to the tenant they are given (except the two lookups by id that
 // say otherwise), and translate driver errors into tenancy's sentinels
-// named below. contracttest.Run checks all of it.
+// named below. tenancytest.RunContracts checks all of it.
 type Store interface {
 	// LockTerms locks the tenant's row until the transaction in ctx ends
 	// (SELECT … FOR UPDATE on Postgres; SQLite serialises writers anyway),

@@ -1,6 +1,7 @@
 // Package tenancytest is the conformance suite of tenancy's store
-// interfaces, one suite function per interface: RunDirectory,
-// RunKeys, RunEntitlements, RunModules and RunNotifications. Every
+// interfaces, one suite function per interface: RunDirectory (for
+// tenancy.DirectoryStore), RunKeys, RunEntitlements, RunModules,
+// RunNotifications, and RunContracts (for contract.Store). Every
 // implementation runs them against a real backend, so that the services
 // can rely on what the interfaces document, whatever sits behind them:
 //
@@ -28,15 +29,17 @@ import (
 // with the Transactor whose transactions they join. A suite checks one of
 // the stores and creates the tenants, users and members its rows belong
 // to through the DirectoryStore; RunEntitlements also writes contract
-// terms (the add-ons the entitlement state reads) through Contracts. A
-// store a suite does not use may be left nil.
+// terms (the add-ons the entitlement state reads) through Contracts, and
+// RunContracts sets module switches through the ModuleStore. A store a
+// suite does not use may be left nil.
 type Backend struct {
 	tenancy.DirectoryStore
 	tenancy.KeyStore
 	tenancy.EntitlementStore
 	tenancy.ModuleStore
 	tenancy.NotificationStore
-	// Contracts writes the terms whose add-ons EntitlementState reads.
+	// Contracts keeps contract terms and change requests; RunContracts
+	// checks it, and EntitlementState reads the add-ons it writes.
 	Contracts contract.Store
 	// Tx runs the transactions the stores must join.
 	Tx tenancy.Transactor
@@ -51,7 +54,7 @@ type subtest struct {
 // run runs the cases, each on a backend of its own from newBackend. The
 // backends may share one database, because the suites key all their data
 // uniquely (fresh ids, slugs and emails) and never count rows beyond the
-// tenants they created.
+// tenants they created; RunContracts asks for more.
 func run(t *testing.T, newBackend func(t *testing.T) Backend, tests []subtest) {
 	t.Helper()
 	for _, tc := range tests {

@@ -1,4 +1,4 @@
-package contracttest
+package tenancytest
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func newRequest(tenantID string, typ contract.ChangeType, minutes int) contract.
 
 func mustCreateRequest(tb testing.TB, s Backend, r contract.Request) contract.Request {
 	tb.Helper()
-	if err := s.CreateRequest(context.Background(), r); err != nil {
+	if err := s.Contracts.CreateRequest(context.Background(), r); err != nil {
 		tb.Fatalf("CreateRequest(%s %s): %v", r.TenantID, r.Type, err)
 	}
 	return r
@@ -68,17 +68,17 @@ func testRequestRoundTrip(t *testing.T, s Backend) {
 	for _, typ := range []contract.ChangeType{contract.ChangePlan, contract.AddModule, contract.RemoveModule, contract.ChangeSeats} {
 		t.Run(string(typ), func(t *testing.T) {
 			want := mustCreateRequest(t, s, newRequest(TenantA, typ, 0))
-			got, err := s.Request(ctx, TenantA, want.ID)
+			got, err := s.Contracts.Request(ctx, TenantA, want.ID)
 			if err != nil {
 				t.Fatalf("Request: %v", err)
 			}
 			sameRequest(t, got, want)
-			got, err = s.RequestForUpdate(ctx, TenantA, want.ID)
+			got, err = s.Contracts.RequestForUpdate(ctx, TenantA, want.ID)
 			if err != nil {
 				t.Fatalf("RequestForUpdate: %v", err)
 			}
 			sameRequest(t, got, want)
-			owner, err := s.RequestTenant(ctx, want.ID)
+			owner, err := s.Contracts.RequestTenant(ctx, want.ID)
 			if err != nil || owner != TenantA {
 				t.Fatalf("RequestTenant: got %q, %v; want %q", owner, err, TenantA)
 			}
@@ -106,7 +106,7 @@ func testOnePendingPerType(t *testing.T, s Backend) {
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
-			if err := s.CreateRequest(ctx, st.req); !errors.Is(err, st.want) || (st.want == nil && err != nil) {
+			if err := s.Contracts.CreateRequest(ctx, st.req); !errors.Is(err, st.want) || (st.want == nil && err != nil) {
 				t.Fatalf("CreateRequest: got %v, want %v", err, st.want)
 			}
 		})
@@ -114,7 +114,7 @@ func testOnePendingPerType(t *testing.T, s Backend) {
 	t.Run("AfterDecision", func(t *testing.T) {
 		decided := first
 		decided.Status = contract.RequestRejected
-		if err := s.UpdateRequest(ctx, decided, contract.RequestPending); err != nil {
+		if err := s.Contracts.UpdateRequest(ctx, decided, contract.RequestPending); err != nil {
 			t.Fatalf("UpdateRequest: %v", err)
 		}
 		mustCreateRequest(t, s, newRequest(TenantA, contract.ChangePlan, 5))
@@ -133,7 +133,7 @@ func testOnePendingConcurrent(t *testing.T, s Backend) {
 	)
 	for i := range workers {
 		wg.Go(func() {
-			err := s.CreateRequest(context.Background(), newRequest(TenantA, contract.AddModule, i))
+			err := s.Contracts.CreateRequest(context.Background(), newRequest(TenantA, contract.AddModule, i))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -156,16 +156,16 @@ func testOnePendingConcurrent(t *testing.T, s Backend) {
 func testRequestNotFound(t *testing.T, s Backend) {
 	ctx := context.Background()
 	missing := newRequest(TenantA, contract.ChangePlan, 0)
-	if _, err := s.Request(ctx, TenantA, missing.ID); !errors.Is(err, tenancy.ErrNotFound) {
+	if _, err := s.Contracts.Request(ctx, TenantA, missing.ID); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Errorf("Request: got %v, want ErrNotFound", err)
 	}
-	if _, err := s.RequestForUpdate(ctx, TenantA, missing.ID); !errors.Is(err, tenancy.ErrNotFound) {
+	if _, err := s.Contracts.RequestForUpdate(ctx, TenantA, missing.ID); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Errorf("RequestForUpdate: got %v, want ErrNotFound", err)
 	}
-	if _, err := s.RequestTenant(ctx, missing.ID); !errors.Is(err, tenancy.ErrNotFound) {
+	if _, err := s.Contracts.RequestTenant(ctx, missing.ID); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Errorf("RequestTenant: got %v, want ErrNotFound", err)
 	}
-	if err := s.UpdateRequest(ctx, missing, contract.RequestPending); !errors.Is(err, tenancy.ErrNotFound) {
+	if err := s.Contracts.UpdateRequest(ctx, missing, contract.RequestPending); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Errorf("UpdateRequest: got %v, want ErrNotFound", err)
 	}
 }
@@ -189,13 +189,13 @@ func testUpdateRequest(t *testing.T, s Backend) {
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
-			before, err := s.Request(ctx, TenantA, req.ID)
+			before, err := s.Contracts.Request(ctx, TenantA, req.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			next := before
 			st.edit(&next)
-			err = s.UpdateRequest(ctx, next, st.from)
+			err = s.Contracts.UpdateRequest(ctx, next, st.from)
 			if !errors.Is(err, st.want) || (st.want == nil && err != nil) {
 				t.Fatalf("UpdateRequest: got %v, want %v", err, st.want)
 			}
@@ -203,7 +203,7 @@ func testUpdateRequest(t *testing.T, s Backend) {
 			if st.want != nil {
 				want = before
 			}
-			got, err := s.Request(ctx, TenantA, req.ID)
+			got, err := s.Contracts.Request(ctx, TenantA, req.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +238,7 @@ func testListRequests(t *testing.T, s Backend) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, more, err := s.ListRequests(ctx, TenantA, tc.filter)
+			got, more, err := s.Contracts.ListRequests(ctx, TenantA, tc.filter)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +257,7 @@ func testDueRequests(t *testing.T, s Backend) {
 		t.Helper()
 		r := mustCreateRequest(t, s, newRequest(tenantID, typ, 0))
 		r.Status, r.DecidedAt, r.EffectiveAt = contract.RequestApproved, &r.CreatedAt, &effectiveAt
-		if err := s.UpdateRequest(ctx, r, contract.RequestPending); err != nil {
+		if err := s.Contracts.UpdateRequest(ctx, r, contract.RequestPending); err != nil {
 			t.Fatalf("approve: %v", err)
 		}
 		return r
@@ -267,7 +267,7 @@ func testDueRequests(t *testing.T, s Backend) {
 	approve(TenantA, contract.ChangePlan, now.Add(time.Microsecond))    // not yet
 	mustCreateRequest(t, s, newRequest(TenantA, contract.AddModule, 1)) // pending
 
-	got, err := s.DueRequests(ctx, now, 10)
+	got, err := s.Contracts.DueRequests(ctx, now, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func testDueRequests(t *testing.T, s Backend) {
 	if got[0].TenantID != TenantB || got[1].TenantID != TenantA {
 		t.Fatalf("DueRequests tenants: got %s, %s; want %s, %s", got[0].TenantID, got[1].TenantID, TenantB, TenantA)
 	}
-	if got, err := s.DueRequests(ctx, now, 1); err != nil || len(got) != 1 || got[0].ID != dueB.ID {
+	if got, err := s.Contracts.DueRequests(ctx, now, 1); err != nil || len(got) != 1 || got[0].ID != dueB.ID {
 		t.Fatalf("DueRequests limit 1: got %v, %v; want [%s]", requestIDs(got), err, dueB.ID)
 	}
 }
@@ -287,22 +287,22 @@ func testDueRequests(t *testing.T, s Backend) {
 func testRequestIsolation(t *testing.T, s Backend) {
 	ctx := context.Background()
 	reqB := mustCreateRequest(t, s, newRequest(TenantB, contract.ChangePlan, 0))
-	if _, err := s.Request(ctx, TenantA, reqB.ID); !errors.Is(err, tenancy.ErrNotFound) {
+	if _, err := s.Contracts.Request(ctx, TenantA, reqB.ID); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Errorf("A reads B's request: got %v, want ErrNotFound", err)
 	}
-	if _, err := s.RequestForUpdate(ctx, TenantA, reqB.ID); !errors.Is(err, tenancy.ErrNotFound) {
+	if _, err := s.Contracts.RequestForUpdate(ctx, TenantA, reqB.ID); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Errorf("A locks B's request: got %v, want ErrNotFound", err)
 	}
 	hijack := reqB
 	hijack.TenantID, hijack.Status = TenantA, contract.RequestCancelled
-	if err := s.UpdateRequest(ctx, hijack, contract.RequestPending); !errors.Is(err, tenancy.ErrNotFound) {
+	if err := s.Contracts.UpdateRequest(ctx, hijack, contract.RequestPending); !errors.Is(err, tenancy.ErrNotFound) {
 		t.Errorf("A updates B's request: got %v, want ErrNotFound", err)
 	}
-	if page, _, err := s.ListRequests(ctx, TenantA, contract.Filter{Limit: 100}); err != nil || len(page) != 0 {
+	if page, _, err := s.Contracts.ListRequests(ctx, TenantA, contract.Filter{Limit: 100}); err != nil || len(page) != 0 {
 		t.Errorf("A lists: got %v, %v; want none", requestIDs(page), err)
 	}
 	mustCreateRequest(t, s, newRequest(TenantA, contract.ChangePlan, 1)) // B's pending one is B's alone
-	got, err := s.Request(ctx, TenantB, reqB.ID)
+	got, err := s.Contracts.Request(ctx, TenantB, reqB.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package contracttest
+package tenancytest
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func testTerms(t *testing.T, s Backend) {
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			c := contract.Terms{TenantID: tenant.ID, PlanID: st.plan, Seats: st.seats, AddOns: st.addOns}
-			wantErr(t, "SetTerms", s.SetTerms(ctx, c, at(5)), nil)
+			wantErr(t, "SetTerms", s.Contracts.SetTerms(ctx, c, at(5)), nil)
 			got, err := s.Tenant(ctx, tenant.ID)
 			wantErr(t, "Tenant", err, nil)
 			if got.PlanID != st.plan || got.Seats != st.seats {
@@ -52,21 +52,21 @@ func testTerms(t *testing.T, s Backend) {
 
 	t.Run("ErrNotFoundTenant", func(t *testing.T) {
 		c := contract.Terms{TenantID: id.New(id.Tenant), PlanID: "free", Seats: 2, AddOns: []string{"support.sla"}}
-		wantErr(t, "SetTerms(unknown tenant)", s.SetTerms(ctx, c, at(5)), tenancy.ErrNotFound)
-		_, _, err := s.LockTerms(ctx, c.TenantID)
+		wantErr(t, "SetTerms(unknown tenant)", s.Contracts.SetTerms(ctx, c, at(5)), tenancy.ErrNotFound)
+		_, _, err := s.Contracts.LockTerms(ctx, c.TenantID)
 		wantErr(t, "LockTerms(unknown tenant)", err, tenancy.ErrNotFound)
 	})
 
 	t.Run("LockTermsInTx", func(t *testing.T) {
 		errRollback := errors.New("roll back")
 		err := s.Tx.InTx(ctx, func(ctx context.Context) error {
-			got, _, err := s.LockTerms(ctx, tenant.ID)
+			got, _, err := s.Contracts.LockTerms(ctx, tenant.ID)
 			wantErr(t, "LockTerms", err, nil)
 			if got.TenantID != tenant.ID || got.PlanID != "free" || got.Seats != 2 {
 				t.Fatalf("LockTerms: got %+v, want %s's terms free, 2 seats", got, tenant.ID)
 			}
 			c := contract.Terms{TenantID: tenant.ID, PlanID: "enterprise", Seats: 60, AddOns: []string{"support.csat"}}
-			wantErr(t, "SetTerms in tx", s.SetTerms(ctx, c, at(6)), nil)
+			wantErr(t, "SetTerms in tx", s.Contracts.SetTerms(ctx, c, at(6)), nil)
 			return errRollback
 		})
 		wantErr(t, "InTx", err, errRollback)
@@ -84,8 +84,8 @@ func testTerms(t *testing.T, s Backend) {
 				t.Fatalf("SetModuleToggle(%s): %v", m, err)
 			}
 		}
-		wantErr(t, "DeleteModuleToggles(none)", s.DeleteModuleToggles(ctx, tenant.ID, nil), nil)
-		wantErr(t, "DeleteModuleToggles", s.DeleteModuleToggles(ctx, tenant.ID, []string{"support.sla", "support.csat", "collections.dunning"}), nil)
+		wantErr(t, "DeleteModuleToggles(none)", s.Contracts.DeleteModuleToggles(ctx, tenant.ID, nil), nil)
+		wantErr(t, "DeleteModuleToggles", s.Contracts.DeleteModuleToggles(ctx, tenant.ID, []string{"support.sla", "support.csat", "collections.dunning"}), nil)
 		got, err := s.ModuleToggles(ctx, tenant.ID)
 		wantErr(t, "ModuleToggles", err, nil)
 		if len(got) != 1 || !got["support.tickets"] {
@@ -100,7 +100,7 @@ func testTermsIsolation(t *testing.T, s Backend) {
 	ctx := t.Context()
 	a, b := mustTenant(t, s), mustTenant(t, s)
 	cb := contract.Terms{TenantID: b.ID, PlanID: "starter", Seats: 4, AddOns: []string{"support.sla"}}
-	wantErr(t, "SetTerms(B)", s.SetTerms(ctx, cb, at(1)), nil)
+	wantErr(t, "SetTerms(B)", s.Contracts.SetTerms(ctx, cb, at(1)), nil)
 	if _, err := s.SetModuleToggle(ctx, b.ID, "collections.reminders", true, false, at(1)); err != nil {
 		t.Fatalf("SetModuleToggle(B): %v", err)
 	}
@@ -109,8 +109,8 @@ func testTermsIsolation(t *testing.T, s Backend) {
 		t.Fatalf("A's add-ons: got %v, want none", got)
 	}
 	ca := contract.Terms{TenantID: a.ID, PlanID: "growth", Seats: 10, AddOns: []string{"support.csat"}}
-	wantErr(t, "SetTerms(A)", s.SetTerms(ctx, ca, at(2)), nil)
-	wantErr(t, "DeleteModuleToggles(A)", s.DeleteModuleToggles(ctx, a.ID, []string{"collections.reminders"}), nil)
+	wantErr(t, "SetTerms(A)", s.Contracts.SetTerms(ctx, ca, at(2)), nil)
+	wantErr(t, "DeleteModuleToggles(A)", s.Contracts.DeleteModuleToggles(ctx, a.ID, []string{"collections.reminders"}), nil)
 
 	gotB, err := s.Tenant(ctx, b.ID)
 	wantErr(t, "Tenant(B)", err, nil)
@@ -127,7 +127,7 @@ func testTermsIsolation(t *testing.T, s Backend) {
 // them.
 func mustAddOns(tb testing.TB, s Backend, tenantID string) []string {
 	tb.Helper()
-	got, _, err := s.LockTerms(context.Background(), tenantID)
+	got, _, err := s.Contracts.LockTerms(context.Background(), tenantID)
 	if err != nil {
 		tb.Fatalf("LockTerms(%s): %v", tenantID, err)
 	}
@@ -140,7 +140,7 @@ func testMembers(t *testing.T, s Backend) {
 	tenant, other := mustTenant(t, s), mustTenant(t, s)
 	count := func(t *testing.T, tenantID string, want int64) {
 		t.Helper()
-		_, got, err := s.LockTerms(ctx, tenantID)
+		_, got, err := s.Contracts.LockTerms(ctx, tenantID)
 		wantErr(t, "LockTerms", err, nil)
 		if got != want {
 			t.Fatalf("LockTerms(%s) members: got %d, want %d", tenantID, got, want)
