@@ -30,9 +30,9 @@ import (
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
-// Config is everything the API needs. Directory, Entitlements and Catalog
-// are required, and Keys unless Authenticator replaces the built-in
-// authenticators; the rest has defaults.
+// Config is everything the API needs. Directory, Entitlements, Modules,
+// Notifications and Catalog are required, and Keys unless Authenticator
+// replaces the built-in authenticators; the rest has defaults.
 type Config struct {
 	// Directory finds users and tenants and resolves the tenant a request
 	// acts for (a *tenancy.Directory).
@@ -44,10 +44,10 @@ type Config struct {
 	// *tenancy.Entitlements).
 	Entitlements Entitlements
 	// Modules switches modules at PATCH /api/tenant/entitlements/toggle
-	// (a *tenancy.Modules); nil leaves it 501.
+	// (a *tenancy.Modules).
 	Modules Modules
 	// Notifications lists them at GET /api/tenant/notifications (a
-	// *tenancy.Notifications); nil leaves it 501.
+	// *tenancy.Notifications).
 	Notifications Notifications
 	// Contracts serves the contract requests and the invoice preview (a
 	// *contract.Service); nil leaves them 501.
@@ -119,8 +119,8 @@ const DefaultMaxBodyBytes = 1 << 20
 
 // New validates cfg and builds the API.
 func New(ctx context.Context, cfg Config) (*API, error) {
-	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Catalog == nil {
-		return nil, errors.New("httpapi: Config.Directory, Config.Entitlements and Config.Catalog are required")
+	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Modules == nil || cfg.Notifications == nil || cfg.Catalog == nil {
+		return nil, errors.New("httpapi: Config.Directory, Entitlements, Modules, Notifications and Catalog are required")
 	}
 	if cfg.Authenticator == nil && cfg.Keys == nil {
 		return nil, errors.New("httpapi: Config.Keys is required by the built-in authenticators (or set Config.Authenticator)")

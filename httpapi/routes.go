@@ -92,9 +92,9 @@ func (a *API) table() []endpoint {
 		{method: "GET", path: "/api/tenant/entitlements/limit", group: GroupTenant, tenant: true,
 			permission: tenancy.PermEntitlementsRead, state: true, handle: a.entitlementLimits},
 		{method: "PATCH", path: "/api/tenant/entitlements/toggle", group: GroupTenant, tenant: true,
-			permission: tenancy.PermEntitlementsManage, handle: with(a.cfg.Modules, a.toggleModule)},
+			permission: tenancy.PermEntitlementsManage, handle: a.toggleModule},
 		{method: "GET", path: "/api/tenant/notifications", group: GroupTenant, tenant: true,
-			permission: tenancy.PermNotificationsRead, handle: with(a.cfg.Notifications, a.listNotifications)},
+			permission: tenancy.PermNotificationsRead, handle: a.listNotifications},
 
 		// Support
 		{method: "GET", path: "/api/tickets", group: GroupSupport, tenant: true,
