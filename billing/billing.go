@@ -19,11 +19,6 @@
 // the insert: a rolled-back create gives its number back, so numbers are
 // gapless and never shared.
 //
-// Billing also holds the tenant's side of its own contract with the
-// platform: contract change requests (ContractRequest) and the preview of
-// the platform's next invoice to the tenant (Preview, ComputePreview),
-// enabled with WithContracts.
-//
 // Service holds the rules, Store is the persistence it needs, and BunStore
 // implements Store on Postgres and SQLite. Nothing here knows about HTTP.
 package billing

@@ -23,7 +23,7 @@ type BunStore struct {
 
 var _ Store = (*BunStore)(nil)
 
-// NewBunStore returns a Store on db. Apply tenancy.Migrations and
+// NewBunStore returns a Store on db. Apply bunstore.Migrations (tenancy) and
 // Migrations first.
 func NewBunStore(db bun.IDB) *BunStore { return &BunStore{db: db} }
 

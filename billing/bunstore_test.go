@@ -13,6 +13,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 func TestBunStore(t *testing.T) {
@@ -28,7 +29,7 @@ func TestBunStore(t *testing.T) {
 			}
 			return billing.NewBunStore(db)
 		})
-	}, tenancy.Migrations(), billing.Migrations())
+	}, bunstore.Migrations(), billing.Migrations())
 }
 
 func TestMemStore(t *testing.T) {
@@ -43,13 +44,13 @@ func TestBunStoreUnknownTenant(t *testing.T) {
 		if err := s.CreateInvoice(context.Background(), inv); !errors.Is(err, billing.ErrNotFound) {
 			t.Fatalf("CreateInvoice for an unknown tenant: got %v, want ErrNotFound", err)
 		}
-	}, tenancy.Migrations(), billing.Migrations())
+	}, bunstore.Migrations(), billing.Migrations())
 }
 
 // mustSuiteTenants stores the two tenants the conformance suites write for.
 func mustSuiteTenants(t *testing.T, db *bun.DB) {
 	t.Helper()
-	tenants := tenancy.NewBunStore(db)
+	tenants := bunstore.New(db)
 	for _, tn := range []tenancy.Tenant{
 		{ID: billingtest.TenantA, Slug: "tenant-a", Name: "Tenant A"},
 		{ID: billingtest.TenantB, Slug: "tenant-b", Name: "Tenant B"},

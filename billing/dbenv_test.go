@@ -11,6 +11,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 // dbEnv is billing wired as the server wires it: BunStore, the real
@@ -19,8 +20,8 @@ type dbEnv struct {
 	db      *bun.DB
 	store   billing.Store
 	svc     *billing.Service
-	tenancy *tenancy.Service
-	tenants *tenancy.BunStore
+	tenancy *tenancy.Services
+	tenants *bunstore.Store
 }
 
 // eachDB runs fn on SQLite and Postgres, each with a fresh migrated
@@ -28,14 +29,14 @@ type dbEnv struct {
 func eachDB(t *testing.T, fn func(t *testing.T, e dbEnv)) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		fn(t, newDBEnv(db, billing.NewBunStore(db)))
-	}, tenancy.Migrations(), billing.Migrations())
+	}, bunstore.Migrations(), billing.Migrations())
 }
 
 func newDBEnv(db *bun.DB, store billing.Store) dbEnv {
-	tenants := tenancy.NewBunStore(db)
-	ten := tenancy.NewService(tenants, catalog.Default())
+	tenants := bunstore.New(db)
+	ten := tenancy.New(tenants.Stores(), database.NewTransactor(db), catalog.Default())
 	tx := func(ctx context.Context, fn func(context.Context) error) error { return database.RunInTx(ctx, db, fn) }
-	return dbEnv{db: db, store: store, svc: billing.NewService(store, ten, tx), tenancy: ten, tenants: tenants}
+	return dbEnv{db: db, store: store, svc: billing.NewService(store, ten.Entitlements, tx), tenancy: ten, tenants: tenants}
 }
 
 // mustTenant creates a tenant on the free plan with the given monthly
@@ -43,7 +44,7 @@ func newDBEnv(db *bun.DB, store billing.Store) dbEnv {
 func (e dbEnv) mustTenant(tb testing.TB, slug string, limit *int64) string {
 	tb.Helper()
 	ctx := context.Background()
-	tn, err := e.tenancy.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: slug, PlanID: catalog.PlanFree})
+	tn, err := e.tenancy.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: slug, PlanID: catalog.PlanFree})
 	if err != nil {
 		tb.Fatalf("create tenant: %v", err)
 	}
@@ -56,7 +57,7 @@ func (e dbEnv) mustTenant(tb testing.TB, slug string, limit *int64) string {
 // mustUsage returns the tenant's invoice usage this month.
 func (e dbEnv) mustUsage(tb testing.TB, tenantID string) int64 {
 	tb.Helper()
-	ent, err := e.tenancy.Entitlement(context.Background(), tenantID, catalog.FeatureInvoices)
+	ent, err := e.tenancy.Entitlements.Get(context.Background(), tenantID, catalog.FeatureInvoices)
 	if err != nil {
 		tb.Fatalf("entitlement: %v", err)
 	}

@@ -18,7 +18,7 @@ const tenantA = "ten_00000000000000000000000001"
 
 // Both implement the interface billing consumes.
 var (
-	_ billing.Entitlements = (*tenancy.Service)(nil)
+	_ billing.Entitlements = (*tenancy.Entitlements)(nil)
 	_ billing.Entitlements = (*fakeEntitlements)(nil)
 )
 

@@ -10,7 +10,7 @@ var migrationsFS embed.FS
 
 // Migrations returns the billing schema for both dialects (folders
 // "postgres" and "sqlite"), for database.Migrate. Apply it after
-// tenancy.Migrations, whose tenants table it references.
+// tenancy/bunstore.Migrations, whose tenants table it references.
 func Migrations() fs.FS {
 	sub, err := fs.Sub(migrationsFS, "migrations")
 	if err != nil {

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantkit/tenantkit/internal/arith"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/internal/text"
 )
 
 // maxLedger bounds the running sums of payments and of refunds of one
@@ -62,7 +64,7 @@ func paymentOf(amount int64) func(inv *Invoice) error {
 		if !acceptsPayments(inv.Status) {
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: "apply payment"}
 		}
-		received, ok := addBounded(inv.Received, amount, maxLedger)
+		received, ok := arith.AddBounded(inv.Received, amount, maxLedger)
 		if !ok {
 			return outOfRange("amount", "would take the invoice's payments past %d", int64(maxLedger))
 		}
@@ -77,7 +79,7 @@ func refundOf(amount int64) func(inv *Invoice) error {
 		if !acceptsRefunds(inv.Status) {
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: "apply refund"}
 		}
-		refunded, ok := addBounded(inv.Refunded, amount, maxLedger)
+		refunded, ok := arith.AddBounded(inv.Refunded, amount, maxLedger)
 		if !ok {
 			return outOfRange("amount", "would take the invoice's refunds past %d", int64(maxLedger))
 		}
@@ -151,7 +153,7 @@ func (s *Service) applyMoneyByID(ctx context.Context, invoiceID string, amount i
 // applyTo applies a payment or refund in currency to inv and settles it.
 func applyTo(inv *Invoice, currency string, apply func(inv *Invoice) error, now time.Time) error {
 	if !strings.EqualFold(currency, inv.Currency) {
-		return fmt.Errorf("%w: %s is in %s, not %q", ErrCurrencyMismatch, inv.ID, inv.Currency, truncate(currency, 8))
+		return fmt.Errorf("%w: %s is in %s, not %q", ErrCurrencyMismatch, inv.ID, inv.Currency, text.Truncate(currency, 8))
 	}
 	if err := apply(inv); err != nil {
 		return err

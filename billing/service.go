@@ -14,7 +14,7 @@ import (
 
 // Entitlements is what billing asks of tenancy before it creates: whether
 // the tenant's plan has the invoices module, and whether its monthly
-// invoice limit has room. *tenancy.Service implements it.
+// invoice limit has room. *tenancy.Entitlements implements it.
 type Entitlements interface {
 	// RequireModule returns nil when module is on for the tenant, else an
 	// error wrapping tenancy.ErrModuleDisabled.
@@ -45,11 +45,10 @@ type Tx func(ctx context.Context, fn func(ctx context.Context) error) error
 // Service holds the rules of invoicing: validation and totals, numbering,
 // limits, the lifecycle, and the money a payment provider reports.
 type Service struct {
-	store     Store
-	ent       Entitlements
-	tx        Tx
-	now       func() time.Time
-	contracts *contracts // set by WithContracts
+	store Store
+	ent   Entitlements
+	tx    Tx
+	now   func() time.Time
 }
 
 // Option configures a Service.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tenantkit/tenantkit/internal/arith"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -97,26 +98,26 @@ func computeTotals(f field.Errors, items []LineItemInput) (lines []LineItem, sub
 		if !ok {
 			continue
 		}
-		amount, ok := mulBounded(in.Quantity, in.UnitAmount, MaxAmount)
+		amount, ok := arith.MulBounded(in.Quantity, in.UnitAmount, MaxAmount)
 		if !ok {
 			f.Addf(path, field.OutOfRange, "quantity × unit_amount must be at most %d", MaxAmount)
 			continue
 		}
-		lineTax, _ := mulDivRound(amount, int64(in.TaxRateBps), bpsPerUnit) // ≤ amount: fits
+		lineTax, _ := arith.MulDivRound(amount, int64(in.TaxRateBps), bpsPerUnit) // ≤ amount: fits
 		lines = append(lines, LineItem{
 			Description: desc, Quantity: in.Quantity, UnitAmount: in.UnitAmount,
 			TaxRateBps: in.TaxRateBps, Amount: amount,
 		})
-		if subtotal, ok = addBounded(subtotal, amount, MaxAmount); !ok {
+		if subtotal, ok = arith.AddBounded(subtotal, amount, MaxAmount); !ok {
 			f.Addf("line_items", field.OutOfRange, "the subtotal must be at most %d", MaxAmount)
 			return nil, 0, 0, 0
 		}
-		if tax, ok = addBounded(tax, lineTax, MaxAmount); !ok {
+		if tax, ok = arith.AddBounded(tax, lineTax, MaxAmount); !ok {
 			f.Addf("line_items", field.OutOfRange, "the tax must be at most %d", MaxAmount)
 			return nil, 0, 0, 0
 		}
 	}
-	total, ok := addBounded(subtotal, tax, MaxAmount)
+	total, ok := arith.AddBounded(subtotal, tax, MaxAmount)
 	if !ok {
 		f.Addf("line_items", field.OutOfRange, "the total must be at most %d", MaxAmount)
 		return nil, 0, 0, 0

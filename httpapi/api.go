@@ -27,15 +27,31 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/support"
-	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
-// Config is everything the API needs. Tenancy and Catalog are required;
-// the rest has defaults.
+// Config is everything the API needs. Directory, Entitlements, Modules,
+// Notifications and Catalog are required, and Keys unless Authenticator
+// replaces the built-in authenticators; the rest has defaults.
 type Config struct {
-	// Tenancy resolves credentials, tenants, roles and entitlements.
-	Tenancy *tenancy.Service
+	// Directory finds users and tenants and resolves the tenant a request
+	// acts for (a *tenancy.Directory).
+	Directory Directory
+	// Keys authenticates API keys for the built-in authenticators (a
+	// *tenancy.Keys).
+	Keys Keys
+	// Entitlements checks modules and shows limits and usage (a
+	// *tenancy.Entitlements).
+	Entitlements Entitlements
+	// Modules switches modules at PATCH /api/tenant/entitlements/toggle
+	// (a *tenancy.Modules).
+	Modules Modules
+	// Notifications lists them at GET /api/tenant/notifications (a
+	// *tenancy.Notifications).
+	Notifications Notifications
+	// Contracts serves the contract requests and the invoice preview (a
+	// *contract.Service); nil leaves them 501.
+	Contracts Contracts
 	// Catalog is served at GET /api/catalog/public.
 	Catalog *catalog.Catalog
 	// Billing serves the collections endpoints; nil leaves them 501.
@@ -103,8 +119,11 @@ const DefaultMaxBodyBytes = 1 << 20
 
 // New validates cfg and builds the API.
 func New(ctx context.Context, cfg Config) (*API, error) {
-	if cfg.Tenancy == nil || cfg.Catalog == nil {
-		return nil, errors.New("httpapi: Config.Tenancy and Config.Catalog are required")
+	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Modules == nil || cfg.Notifications == nil || cfg.Catalog == nil {
+		return nil, errors.New("httpapi: Config.Directory, Entitlements, Modules, Notifications and Catalog are required")
+	}
+	if cfg.Authenticator == nil && cfg.Keys == nil {
+		return nil, errors.New("httpapi: Config.Keys is required by the built-in authenticators (or set Config.Authenticator)")
 	}
 	if cfg.WebhookVerifier == nil {
 		// Without a way to check signatures the webhook must not run: it
@@ -116,15 +135,15 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 	}
 	a := &API{cfg: cfg, auth: cfg.Authenticator, limiter: cfg.RateLimiter}
 	if a.auth == nil {
-		auths := []Authenticator{APIKeyAuthenticator{Tenancy: cfg.Tenancy}}
+		auths := []Authenticator{APIKeyAuthenticator{Keys: cfg.Keys}}
 		if len(cfg.JWT.Secret) > 0 || cfg.JWT.JWKSURL != "" {
 			v, err := NewJWTVerifier(ctx, cfg.JWT)
 			if err != nil {
 				return nil, err
 			}
 			auths = append(auths,
-				JWTAuthenticator{Verifier: v, Tenancy: cfg.Tenancy},
-				SessionAuthenticator{Verifier: v, Tenancy: cfg.Tenancy})
+				JWTAuthenticator{Verifier: v, Directory: cfg.Directory},
+				SessionAuthenticator{Verifier: v, Directory: cfg.Directory})
 		}
 		a.auth = Chain(auths...)
 	}

@@ -61,7 +61,8 @@ func bearerToken(r *http.Request) (string, bool) {
 
 // APIKeyAuthenticator accepts "Authorization: Bearer tk_…" API keys.
 type APIKeyAuthenticator struct {
-	Tenancy *tenancy.Service
+	// Keys authenticates the keys (a *tenancy.Keys).
+	Keys Keys
 }
 
 // Authenticate implements Authenticator.
@@ -70,7 +71,7 @@ func (a APIKeyAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
 	if !ok || !tenancy.LooksLikeKey(token) {
 		return nil, ErrNoCredential
 	}
-	key, user, err := a.Tenancy.AuthenticateAPIKey(r.Context(), token)
+	key, user, err := a.Keys.Authenticate(r.Context(), token)
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: api key: %w", err)
 	}

@@ -136,15 +136,15 @@ func (v *JWTVerifier) Verify(token string) (*Claims, error) {
 // principal maps verified claims to a tenantkit user: by "email" when
 // present, else "sub" must be a tenantkit user id. Users are not created
 // on the fly; an unknown user is unauthenticated.
-func principalFromClaims(ctx context.Context, svc *tenancy.Service, c *Claims, method AuthMethod) (*Principal, error) {
+func principalFromClaims(ctx context.Context, users Directory, c *Claims, method AuthMethod) (*Principal, error) {
 	var (
 		user tenancy.User
 		err  error
 	)
 	if c.Email != "" {
-		user, err = svc.UserByEmail(ctx, c.Email)
+		user, err = users.UserByEmail(ctx, c.Email)
 	} else {
-		user, err = svc.User(ctx, c.Subject)
+		user, err = users.User(ctx, c.Subject)
 	}
 	if errors.Is(err, tenancy.ErrNotFound) {
 		return nil, fmt.Errorf("httpapi: jwt: unknown user: %w", tenancy.ErrUnauthenticated)
@@ -168,7 +168,8 @@ func principalFromClaims(ctx context.Context, svc *tenancy.Service, c *Claims, m
 // JWTAuthenticator accepts "Authorization: Bearer <jwt>".
 type JWTAuthenticator struct {
 	Verifier *JWTVerifier
-	Tenancy  *tenancy.Service
+	// Directory finds the token's user (a *tenancy.Directory).
+	Directory Directory
 }
 
 // Authenticate implements Authenticator.
@@ -181,14 +182,15 @@ func (a JWTAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return principalFromClaims(r.Context(), a.Tenancy, c, AuthJWT)
+	return principalFromClaims(r.Context(), a.Directory, c, AuthJWT)
 }
 
 // SessionAuthenticator accepts the tenantkit_session cookie carrying a JWT.
 // The cookie is an ambient credential: unsafe requests also need a CSRF token.
 type SessionAuthenticator struct {
 	Verifier *JWTVerifier
-	Tenancy  *tenancy.Service
+	// Directory finds the token's user (a *tenancy.Directory).
+	Directory Directory
 }
 
 // Authenticate implements Authenticator.
@@ -201,7 +203,7 @@ func (a SessionAuthenticator) Authenticate(r *http.Request) (*Principal, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := principalFromClaims(r.Context(), a.Tenancy, c, AuthSession)
+	p, err := principalFromClaims(r.Context(), a.Directory, c, AuthSession)
 	if err != nil {
 		return nil, err
 	}

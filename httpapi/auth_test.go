@@ -33,9 +33,9 @@ var authEndpoints = []struct{ method, path string }{
 func TestAuthRequired(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		revoked := e.newKey("alice@acme.test", "", tenancy.Scopes()...)
-		k, _, err := e.svc.AuthenticateAPIKey(context.Background(), revoked)
+		k, _, err := e.svc.Keys.Authenticate(context.Background(), revoked)
 		check(t, err)
-		check(t, e.svc.RevokeAPIKey(context.Background(), k.ID))
+		check(t, e.svc.Keys.Revoke(context.Background(), k.ID))
 
 		expired := jwtFor(t, "alice@acme.test", func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-time.Hour).Unix() })
 		notYet := jwtFor(t, "alice@acme.test", func(c jwt.MapClaims) { c["nbf"] = time.Now().Add(time.Hour).Unix() })

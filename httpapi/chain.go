@@ -106,11 +106,11 @@ func (a *API) resolveTenant(r *http.Request, p *Principal, ep endpoint) (*http.R
 	)
 	if ep.module != "" || ep.state {
 		var st tenancy.EntitlementState
-		if m, st, err = a.cfg.Tenancy.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeader), ep.state); err != nil {
+		if m, st, err = a.cfg.Entitlements.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeader), ep.state); err != nil {
 			return r, err
 		}
 		ctx = tenancy.WithState(ctx, st)
-	} else if m, err = a.cfg.Tenancy.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeader)); err != nil {
+	} else if m, err = a.cfg.Directory.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeader)); err != nil {
 		return r, err
 	}
 	logFieldsFrom(ctx).tenantID = m.TenantID
@@ -120,7 +120,7 @@ func (a *API) resolveTenant(r *http.Request, p *Principal, ep endpoint) (*http.R
 			fmt.Sprintf("your role %q lacks the permission %q", m.Role, ep.permission))
 	}
 	if ep.module != "" {
-		if err := a.cfg.Tenancy.RequireModule(r.Context(), m.TenantID, ep.module); err != nil {
+		if err := a.cfg.Entitlements.RequireModule(r.Context(), m.TenantID, ep.module); err != nil {
 			return r, err
 		}
 	}

@@ -3,30 +3,26 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
-	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/uptrace/bun"
 )
 
-// operator is the platform side of contract requests: a billing service on
-// the test's database, as `server contract approve` would use.
-func operator(e *env) *billing.Service {
-	tx := func(ctx context.Context, fn func(context.Context) error) error {
-		return database.RunInTx(ctx, e.db, fn)
-	}
-	store := billing.NewBunStore(e.db)
-	return billing.NewService(store, e.svc, tx, billing.WithContracts(store, e.svc))
+// operator is the platform side of contract requests: a contract service
+// on the test's database, as `server contract approve` would use.
+func operator(e *env) *contract.Service {
+	return contract.NewService(bunstore.New(e.db), e.svc.Entitlements, e.svc.Notifications, database.NewTransactor(e.db), catalog.Default())
 }
 
 // errorFields returns the field names of a problem's errors.
@@ -97,9 +93,9 @@ func TestContractRequests(t *testing.T) {
 				t.Fatalf("GET Location: %d %s", r.status, r.body)
 			}
 			// globex's owner cannot read acme's request: not found, not forbidden.
-			_, err := e.svc.CreateUser(t.Context(), tenancy.CreateUserInput{Email: "carol@globex.test", Name: "Carol"})
+			_, err := e.svc.Directory.CreateUser(t.Context(), tenancy.CreateUserInput{Email: "carol@globex.test", Name: "Carol"})
 			check(t, err)
-			_, err = e.svc.AddMember(t.Context(), "globex", "carol@globex.test", tenancy.RoleOwner)
+			_, err = e.svc.Directory.AddMember(t.Context(), "globex", "carol@globex.test", tenancy.RoleOwner)
 			check(t, err)
 			carol := e.newKey("carol@globex.test", "globex", tenancy.Scopes()...)
 			other := e.do(t, request{method: "GET", path: "/api/contract-requests/" + reqID, bearer: carol})
@@ -180,8 +176,8 @@ func TestContractRequests(t *testing.T) {
 			if got := limitOf(t, e, e.keyBob, catalog.FeatureInvoices); got != "1000" {
 				t.Fatalf("invoice limit on growth: got %s, want 1000", got)
 			}
-			approved, err := ops.ApproveContractRequest(ctx, reqID, "")
-			if err != nil || approved.Status != billing.RequestApplied {
+			approved, err := ops.Approve(ctx, reqID, "")
+			if err != nil || approved.Status != contract.RequestApplied {
 				t.Fatalf("approve: %+v, %v", approved, err)
 			}
 			if got := limitOf(t, e, e.keyBob, catalog.FeatureInvoices); got != "unlimited" {
@@ -209,23 +205,23 @@ func TestContractRequests(t *testing.T) {
 				t.Fatalf("pending: %v", pending)
 			}
 			id := pending[0].(map[string]any)["id"].(string)
-			if _, err := ops.RejectContractRequest(ctx, id, "no"); err != nil {
+			if _, err := ops.Reject(ctx, id, "no"); err != nil {
 				t.Fatal(err)
 			}
 			if got := limitOf(t, e, e.keyBob, catalog.FeatureSeats); got != "50" {
 				t.Fatalf("seats limit after a rejection: got %s, want 50", got)
 			}
-			if _, err := ops.ApproveContractRequest(ctx, id, ""); err == nil {
+			if _, err := ops.Approve(ctx, id, ""); err == nil {
 				t.Fatal("approving a rejected request: want an error")
 			}
 		})
 		t.Run("OtherTenantsRequestIsNotFound", func(t *testing.T) {
-			theirs, err := ops.SubmitContractRequest(ctx, e.globex.ID, e.alice.ID, billing.SubmitContractRequestInput{
+			theirs, err := ops.Submit(ctx, e.globex.ID, e.alice.ID, contract.SubmitInput{
 				Type: "add_module", ModuleID: ptrTo(catalog.ModuleSLA), Effective: "next_period"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ops.ContractRequest(ctx, e.acme.ID, theirs.ID); err == nil {
+			if _, err := ops.Request(ctx, e.acme.ID, theirs.ID); err == nil {
 				t.Fatal("acme reads globex's request: want not found")
 			}
 			for _, item := range list(t, "") {
@@ -242,10 +238,9 @@ func TestInvoicePreview(t *testing.T) {
 	half := time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, func(cfg *httpapi.Config) {
-			tx := func(ctx context.Context, fn func(context.Context) error) error { return database.RunInTx(ctx, db, fn) }
-			store := billing.NewBunStore(db)
-			cfg.Billing = billing.NewService(store, cfg.Tenancy, tx,
-				billing.WithClock(func() time.Time { return half }), billing.WithContracts(store, cfg.Tenancy))
+			ten := newTenancy(db)
+			cfg.Contracts = contract.NewService(bunstore.New(db), ten.Entitlements, ten.Notifications, database.NewTransactor(db),
+				catalog.Default(), contract.WithClock(func() time.Time { return half }))
 		})
 		preview := func(t *testing.T, body string) response {
 			t.Helper()
@@ -301,7 +296,7 @@ func TestInvoicePreview(t *testing.T) {
 					t.Fatalf("rows in %s after previews: %d, %v", table, n, err)
 				}
 			}
-			c, err := e.svc.Contract(context.Background(), e.acme.ID)
+			c, err := operator(e).Current(context.Background(), e.acme.ID)
 			if err != nil || c.PlanID != catalog.PlanGrowth || c.Seats != 10 {
 				t.Fatalf("contract after previews: %+v, %v", c, err)
 			}
@@ -337,3 +332,24 @@ func TestInvoicePreview(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestContractsNotConfigured: without a contract service the contract
+// endpoints are routed, checked, and answer 501 not_implemented.
+func TestContractsNotConfigured(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		off := withAPI(t, e, func(c *httpapi.Config) { c.Contracts = nil })
+		for _, req := range []request{
+			{method: "GET", path: "/api/contract-requests"},
+			{method: "POST", path: "/api/contract-requests", body: `{}`},
+			{method: "GET", path: "/api/contract-requests/ccr_01jd0000000000000000000000"},
+			{method: "POST", path: "/api/invoices/preview", body: `{}`},
+		} {
+			t.Run(req.method+" "+req.path, func(t *testing.T) {
+				req.bearer = e.keyBob
+				wantProblem(t, off.do(t, req), http.StatusNotImplemented, "not_implemented")
+			})
+		}
+		// Still checked first: no credential is a 401.
+		wantProblem(t, off.do(t, request{method: "GET", path: "/api/contract-requests"}), http.StatusUnauthorized, "unauthenticated")
+	})
+}

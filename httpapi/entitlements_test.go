@@ -99,7 +99,7 @@ func TestNotifications(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		for i := 0; i < 25; i++ {
-			_, err := e.svc.Notify(ctx, e.acme.ID, tenancy.NewNotification{Type: "report.ready", Title: fmt.Sprintf("n%d", i), Body: "b"})
+			_, err := e.svc.Notifications.Notify(ctx, e.acme.ID, tenancy.NewNotification{Type: "report.ready", Title: fmt.Sprintf("n%d", i), Body: "b"})
 			check(t, err)
 		}
 		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
@@ -109,7 +109,7 @@ func TestNotifications(t *testing.T) {
 			t.Fatalf("first page: %d items, has_more %v, first %v", len(data), page["has_more"], data[0])
 		}
 		first := data[0].(map[string]any)["id"].(string)
-		_, err := e.svc.MarkNotificationRead(ctx, e.acme.ID, first)
+		_, err := e.svc.Notifications.MarkRead(ctx, e.acme.ID, first)
 		check(t, err)
 		unread := e.do(t, request{method: "GET", path: "/api/tenant/notifications?unread=true&limit=100", bearer: e.keyAll, header: acme}).json(t)
 		if n := len(unread["data"].([]any)); n != 24 {
@@ -131,7 +131,7 @@ func TestNotifications(t *testing.T) {
 func TestThresholdNotificationsOverHTTP(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		limit := int64(5)
-		check(t, e.svc.SetLimit(context.Background(), "acme", catalog.FeatureTickets, &limit))
+		check(t, e.svc.Entitlements.SetLimit(context.Background(), "acme", catalog.FeatureTickets, &limit))
 		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
 		for i := 0; i < 7; i++ {
 			e.do(t, request{method: "POST", path: "/api/tickets", bearer: e.keyAll, header: acme, body: `{"subject":"s","description":"d"}`})

@@ -62,8 +62,8 @@ func TestProblemDetailsAreClientSentences(t *testing.T) {
 
 		// acme may open 2 tickets and 1 invoice this month; both are used.
 		two, one := int64(2), int64(1)
-		check(t, e.svc.SetLimit(ctx, "acme", catalog.FeatureTickets, &two))
-		check(t, e.svc.SetLimit(ctx, "acme", catalog.FeatureInvoices, &one))
+		check(t, e.svc.Entitlements.SetLimit(ctx, "acme", catalog.FeatureTickets, &two))
+		check(t, e.svc.Entitlements.SetLimit(ctx, "acme", catalog.FeatureInvoices, &one))
 		for range 2 {
 			if r := e.do(t, request{method: "POST", path: "/api/tickets", bearer: e.keyAll, header: acme, body: ticket}); r.status != http.StatusCreated {
 				t.Fatalf("create ticket: %d %s", r.status, r.body)
@@ -216,7 +216,7 @@ func TestProblemDetailsAreClientSentences(t *testing.T) {
 func TestLimitProblemAtZero(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		zero := int64(0)
-		check(t, e.svc.SetLimit(context.Background(), "acme", catalog.FeatureInvoices, &zero))
+		check(t, e.svc.Entitlements.SetLimit(context.Background(), "acme", catalog.FeatureInvoices, &zero))
 		r := e.do(t, request{method: "POST", path: "/api/v1/collections/invoices", bearer: e.keyBob,
 			body: invoiceBody("USD", `{"description":"Plan","quantity":1,"unit_amount":100,"tax_rate_bps":0}`)})
 		wantProblem(t, r, http.StatusForbidden, "entitlement_limit_exceeded")

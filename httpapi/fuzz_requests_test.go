@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -54,7 +55,7 @@ func FuzzDecodeCreateTicket(f *testing.F) {
 }
 
 func FuzzDecodeSubmitContractRequest(f *testing.F) {
-	fuzzRequestBody[billing.SubmitContractRequestInput](f, []string{
+	fuzzRequestBody[contract.SubmitInput](f, []string{
 		`{"type":"change_plan","plan_id":"enterprise","effective":"next_period","note":"Growing"}`,
 		`{"type":"change_seats","seats":25,"effective":"immediately"}`,
 		`{"type":"add_module","module_id":"support.csat","seats":1.5,"effective":"now"}`,
@@ -62,7 +63,7 @@ func FuzzDecodeSubmitContractRequest(f *testing.F) {
 }
 
 func FuzzDecodePreview(f *testing.F) {
-	fuzzRequestBody[billing.PreviewInput](f, []string{
+	fuzzRequestBody[contract.PreviewInput](f, []string{
 		`{}`,
 		`{"plan_id":"enterprise","seats":12,"modules":["support.csat"],"effective":"immediately"}`,
 		`{"modules":[""],"seats":0}`,

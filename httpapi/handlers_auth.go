@@ -31,7 +31,7 @@ type tenantRef struct {
 // their tenants. active_tenant_id is null while none is chosen.
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {
 	p, _ := PrincipalFrom(r.Context())
-	ms, err := a.cfg.Tenancy.Memberships(r.Context(), p.User.ID)
+	ms, err := a.cfg.Directory.Memberships(r.Context(), p.User.ID)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (a *API) me(w http.ResponseWriter, r *http.Request) error {
 	for _, m := range ms {
 		resp.Tenants = append(resp.Tenants, tenantRef{ID: m.Tenant.ID, Slug: m.Tenant.Slug, Name: m.Tenant.Name, Role: m.Role})
 	}
-	active, err := a.cfg.Tenancy.ResolveTenant(r.Context(), p.Credential, r.Header.Get(tenantHeader))
+	active, err := a.cfg.Directory.ResolveTenant(r.Context(), p.Credential, r.Header.Get(tenantHeader))
 	switch {
 	case err == nil:
 		resp.ActiveTenantID = &active.TenantID

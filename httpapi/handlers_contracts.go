@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 // listContractRequests answers GET /api/contract-requests: the tenant's
@@ -18,12 +18,12 @@ func (a *API) listContractRequests(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	m, _ := MembershipFrom(r.Context())
-	reqs, more, err := a.cfg.Billing.ContractRequests(r.Context(), m.TenantID, billing.ContractRequestFilter{
+	reqs, more, err := a.cfg.Contracts.Requests(r.Context(), m.TenantID, contract.Filter{
 		Status: r.URL.Query().Get("status"), Limit: limit, Before: before})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newListResponse(reqs, more, func(c billing.ContractRequest) string { return c.ID }))
+	writeJSON(w, http.StatusOK, newListResponse(reqs, more, func(c contract.Request) string { return c.ID }))
 	return nil
 }
 
@@ -31,13 +31,13 @@ func (a *API) listContractRequests(w http.ResponseWriter, r *http.Request) error
 // request submitted by the caller (201, Location), checked against the
 // catalog and the tenant's contract.
 func (a *API) submitContractRequest(w http.ResponseWriter, r *http.Request) error {
-	var in billing.SubmitContractRequestInput
+	var in contract.SubmitInput
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
 	p, _ := PrincipalFrom(r.Context())
 	m, _ := MembershipFrom(r.Context())
-	req, err := a.cfg.Billing.SubmitContractRequest(r.Context(), m.TenantID, p.User.ID, in)
+	req, err := a.cfg.Contracts.Submit(r.Context(), m.TenantID, p.User.ID, in)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (a *API) submitContractRequest(w http.ResponseWriter, r *http.Request) erro
 // optional: none (or only white space) previews the current contract, like
 // {}. Nothing is stored.
 func (a *API) previewInvoice(w http.ResponseWriter, r *http.Request) error {
-	var in billing.PreviewInput
+	var in contract.PreviewInput
 	if r.Body != nil {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -69,7 +69,7 @@ func (a *API) previewInvoice(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	m, _ := MembershipFrom(r.Context())
-	preview, err := a.cfg.Billing.Preview(r.Context(), m.TenantID, in)
+	preview, err := a.cfg.Contracts.Preview(r.Context(), m.TenantID, in)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (a *API) getContractRequest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	m, _ := MembershipFrom(r.Context())
-	req, err := a.cfg.Billing.ContractRequest(r.Context(), m.TenantID, contractID)
+	req, err := a.cfg.Contracts.Request(r.Context(), m.TenantID, contractID)
 	if err != nil {
 		return err
 	}

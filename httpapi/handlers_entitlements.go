@@ -21,14 +21,14 @@ type entitlementsResponse struct {
 func (a *API) entitlementLimits(w http.ResponseWriter, r *http.Request) error {
 	m, _ := MembershipFrom(r.Context())
 	if feature := r.URL.Query().Get("feature"); feature != "" {
-		e, err := a.cfg.Tenancy.Entitlement(r.Context(), m.TenantID, feature)
+		e, err := a.cfg.Entitlements.Get(r.Context(), m.TenantID, feature)
 		if err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, e)
 		return nil
 	}
-	es, modules, err := a.cfg.Tenancy.EntitlementsAndModules(r.Context(), m.TenantID)
+	es, modules, err := a.cfg.Entitlements.ListWithModules(r.Context(), m.TenantID)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (a *API) toggleModule(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	m, _ := MembershipFrom(r.Context())
-	state, changed, err := a.cfg.Tenancy.ToggleModule(r.Context(), m.TenantID, m.Role, req.Module, *req.Enabled)
+	state, changed, err := a.cfg.Modules.Toggle(r.Context(), m.TenantID, m.Role, req.Module, *req.Enabled)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	m, _ := MembershipFrom(r.Context())
-	ns, more, err := a.cfg.Tenancy.Notifications(r.Context(), m.TenantID,
+	ns, more, err := a.cfg.Notifications.List(r.Context(), m.TenantID,
 		tenancy.NotificationFilter{UnreadOnly: unread, Limit: limit, Before: before})
 	if err != nil {
 		return err

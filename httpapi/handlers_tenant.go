@@ -46,14 +46,14 @@ func (a *API) selectTenant(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p, _ := PrincipalFrom(r.Context())
-	m, err := a.cfg.Tenancy.SelectTenant(r.Context(), p.Credential, req.TenantID)
+	m, err := a.cfg.Directory.SelectTenant(r.Context(), p.Credential, req.TenantID)
 	if errors.Is(err, tenancy.ErrNotFound) {
 		return NewProblem(http.StatusNotFound, CodeNotFound, fmt.Sprintf("tenant %q not found among your tenants", req.TenantID))
 	}
 	if err != nil {
 		return err
 	}
-	t, err := a.cfg.Tenancy.Tenant(r.Context(), m.TenantID)
+	t, err := a.cfg.Directory.Tenant(r.Context(), m.TenantID)
 	if err != nil {
 		return err
 	}

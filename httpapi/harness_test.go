@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -30,7 +31,7 @@ var jwtSecret = []byte("test-secret-test-secret-test-secret!")
 type env struct {
 	t       testing.TB
 	db      *bun.DB
-	svc     *tenancy.Service
+	svc     *tenancy.Services
 	api     *httpapi.API
 	srv     *httptest.Server
 	acme    tenancy.Tenant
@@ -68,21 +69,21 @@ func eachEnv(t *testing.T, fn func(t *testing.T, e *env)) {
 func newEnv(t testing.TB, db *bun.DB, mutate func(*httpapi.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
-	e := &env{t: t, db: db, svc: tenancy.NewService(tenancy.NewBunStore(db), catalog.Default())}
+	e := &env{t: t, db: db, svc: newTenancy(db)}
 	var err error
-	e.acme, err = e.svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
+	e.acme, err = e.svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
 	check(t, err)
-	e.globex, err = e.svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "globex", Name: "Globex", PlanID: catalog.PlanStarter})
+	e.globex, err = e.svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "globex", Name: "Globex", PlanID: catalog.PlanStarter})
 	check(t, err)
-	e.alice, err = e.svc.CreateUser(ctx, tenancy.CreateUserInput{Email: "alice@acme.test", Name: "Alice"})
+	e.alice, err = e.svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "alice@acme.test", Name: "Alice"})
 	check(t, err)
-	e.bob, err = e.svc.CreateUser(ctx, tenancy.CreateUserInput{Email: "bob@acme.test", Name: "Bob"})
+	e.bob, err = e.svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "bob@acme.test", Name: "Bob"})
 	check(t, err)
-	_, err = e.svc.AddMember(ctx, "acme", "alice@acme.test", tenancy.RoleOwner)
+	_, err = e.svc.Directory.AddMember(ctx, "acme", "alice@acme.test", tenancy.RoleOwner)
 	check(t, err)
-	_, err = e.svc.AddMember(ctx, "globex", "alice@acme.test", tenancy.RoleMember)
+	_, err = e.svc.Directory.AddMember(ctx, "globex", "alice@acme.test", tenancy.RoleMember)
 	check(t, err)
-	_, err = e.svc.AddMember(ctx, "acme", "bob@acme.test", tenancy.RoleBilling)
+	_, err = e.svc.Directory.AddMember(ctx, "acme", "bob@acme.test", tenancy.RoleBilling)
 	check(t, err)
 	e.keyAll = e.newKey("alice@acme.test", "", tenancy.Scopes()...)
 	e.keyBob = e.newKey("bob@acme.test", "", tenancy.ScopeCollectionsRead, tenancy.ScopeCollectionsWrite)
@@ -94,12 +95,17 @@ func newEnv(t testing.TB, db *bun.DB, mutate func(*httpapi.Config)) *env {
 	return e
 }
 
+// newTenancy wires tenancy's services on db, as the server does.
+func newTenancy(db *bun.DB) *tenancy.Services {
+	return tenancy.New(bunstore.New(db).Stores(), database.NewTransactor(db), catalog.Default())
+}
+
 // migrations are every schema the API's tests need.
 func migrations() []database.Source { return httpapi.Schema() }
 
 func (e *env) newKey(email, tenant string, scopes ...tenancy.Scope) string {
 	e.t.Helper()
-	_, secret, err := e.svc.CreateAPIKey(context.Background(), tenancy.CreateAPIKeyInput{UserEmail: email, Scopes: scopes, Tenant: tenant})
+	_, secret, err := e.svc.Keys.Create(context.Background(), tenancy.CreateAPIKeyInput{UserEmail: email, Scopes: scopes, Tenant: tenant})
 	if err != nil {
 		e.t.Fatalf("create key: %v", err)
 	}

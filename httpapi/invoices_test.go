@@ -170,7 +170,7 @@ func TestInvoiceListAndIsolation(t *testing.T) {
 func TestInvoiceIsolation(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		// alice owns acme and gets owner rights in globex too for this test.
-		_, err := e.svc.AddMember(context.Background(), "globex", "bob@acme.test", "owner")
+		_, err := e.svc.Directory.AddMember(context.Background(), "globex", "bob@acme.test", "owner")
 		check(t, err)
 		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
 		globex := map[string]string{"X-Tenant-ID": e.globex.ID}
@@ -216,7 +216,7 @@ func TestInvoiceNumbersAndLimitUnderConcurrency(t *testing.T) {
 			}
 		}
 		limit := int64(60)
-		check(t, e.svc.SetLimit(context.Background(), "acme", catalog.FeatureInvoices, &limit))
+		check(t, e.svc.Entitlements.SetLimit(context.Background(), "acme", catalog.FeatureInvoices, &limit))
 		counts := map[int]int{}
 		for _, r := range create(25) {
 			counts[r.status]++

@@ -35,7 +35,9 @@ func mustLoadOpenAPI(tb testing.TB) *openapi3.T {
 func newDocsAPI(tb testing.TB) *API {
 	tb.Helper()
 	cat := catalog.Default()
-	a, err := New(context.Background(), Config{Tenancy: tenancy.NewService(nil, cat), Catalog: cat, Logger: zerolog.Nop()})
+	dir, notes := tenancy.NewDirectory(nil, cat), tenancy.NewNotifications(nil)
+	ent := tenancy.NewEntitlements(nil, dir, notes)
+	a, err := New(context.Background(), Config{Directory: dir, Keys: tenancy.NewKeys(nil, dir), Entitlements: ent, Modules: tenancy.NewModules(nil, ent, notes, noTx{}), Notifications: notes, Catalog: cat, Logger: zerolog.Nop()})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -276,3 +278,8 @@ func TestOpenAPIServed(t *testing.T) {
 		})
 	}
 }
+
+// noTx stands in for a Transactor where no store is ever reached.
+type noTx struct{}
+
+func (noTx) InTx(ctx context.Context, fn func(ctx context.Context) error) error { return fn(ctx) }

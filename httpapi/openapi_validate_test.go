@@ -372,7 +372,9 @@ func TestOpenAPIHarnessReportsDrift(t *testing.T) {
 // that its own responses are validated too.
 func TestOpenAPIDocumentEndpoint(t *testing.T) {
 	cat := catalog.Default()
-	api, err := httpapi.New(context.Background(), httpapi.Config{Tenancy: tenancy.NewService(nil, cat), Catalog: cat, Logger: zerolog.Nop()})
+	dir, notes := tenancy.NewDirectory(nil, cat), tenancy.NewNotifications(nil)
+	ent := tenancy.NewEntitlements(nil, dir, notes)
+	api, err := httpapi.New(context.Background(), httpapi.Config{Directory: dir, Keys: tenancy.NewKeys(nil, dir), Entitlements: ent, Modules: tenancy.NewModules(nil, ent, notes, noTx{}), Notifications: notes, Catalog: cat, Logger: zerolog.Nop()})
 	check(t, err)
 	e := &env{t: t, srv: httptest.NewServer(api.Handler())}
 	defer e.srv.Close()
@@ -446,3 +448,8 @@ func mustJSON(tb testing.TB, v any) []byte {
 	}
 	return b
 }
+
+// noTx stands in for a Transactor where no store is ever reached.
+type noTx struct{}
+
+func (noTx) InTx(ctx context.Context, fn func(ctx context.Context) error) error { return fn(ctx) }

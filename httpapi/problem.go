@@ -1,13 +1,6 @@
 package httpapi
 
 import (
-	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/internal/database"
-	"github.com/tenantkit/tenantkit/support"
-	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/field"
-	"github.com/tenantkit/tenantkit/webhook"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,6 +10,13 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/support"
+	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // Problem codes: the stable, machine-readable half of every error response.
@@ -220,7 +220,6 @@ var errorTable = []errorMapping{
 	{billing.ErrConflict, http.StatusConflict, CodeConflict},
 	{billing.ErrInvalid, http.StatusUnprocessableEntity, CodeValidationFailed},
 	{billing.ErrCurrencyMismatch, http.StatusUnprocessableEntity, CodeValidationFailed},
-	{billing.ErrContractsDisabled, http.StatusNotImplemented, CodeNotImplemented},
 	// webhook
 	{webhook.ErrSignature, http.StatusUnauthorized, CodeUnauthenticated},
 	{webhook.ErrMalformed, http.StatusBadRequest, CodeInvalidRequest},

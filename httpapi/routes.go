@@ -109,13 +109,13 @@ func (a *API) table() []endpoint {
 
 		// Contracts & Billing
 		{method: "GET", path: "/api/contract-requests", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsRead, query: listQuery("status"), handle: with(a.cfg.Billing, a.listContractRequests)},
+			permission: tenancy.PermContractsRead, query: listQuery("status"), handle: with(a.cfg.Contracts, a.listContractRequests)},
 		{method: "POST", path: "/api/contract-requests", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsSubmit, state: true, idempotent: true, handle: with(a.cfg.Billing, a.submitContractRequest)},
+			permission: tenancy.PermContractsSubmit, state: true, idempotent: true, handle: with(a.cfg.Contracts, a.submitContractRequest)},
 		{method: "GET", path: "/api/contract-requests/{id}", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.getContractRequest)},
+			permission: tenancy.PermContractsRead, handle: with(a.cfg.Contracts, a.getContractRequest)},
 		{method: "POST", path: "/api/invoices/preview", group: GroupContracts, tenant: true,
-			permission: tenancy.PermBillingPreview, state: true, handle: with(a.cfg.Billing, a.previewInvoice)},
+			permission: tenancy.PermBillingPreview, state: true, handle: with(a.cfg.Contracts, a.previewInvoice)},
 
 		// Catalog
 		{method: "GET", path: "/api/catalog/public", group: GroupCatalog, public: true, handle: a.publicCatalog},
@@ -153,10 +153,12 @@ func (a *API) buildRoutes() []Route {
 // scope is the credential scope the endpoint needs: its permission's.
 func (ep endpoint) scope() tenancy.Scope { return ep.permission.Scope() }
 
-// with returns handle when the service it needs is configured, else nil
-// (501 not configured): a host app may serve only some groups.
-func with[S any](service *S, handle handlerFunc) handlerFunc {
-	if service == nil {
+// with returns handle when the service it needs (a pointer or an
+// interface) is configured, else nil (501 not configured): a host app may
+// serve only some groups.
+func with[S comparable](service S, handle handlerFunc) handlerFunc {
+	var none S
+	if service == none {
 		return nil
 	}
 	return handle

@@ -112,11 +112,11 @@ func TestTickets(t *testing.T) {
 		})
 		t.Run("ModuleDisabled", func(t *testing.T) {
 			ctx := context.Background()
-			_, _, err := e.svc.ToggleModule(ctx, e.globex.ID, tenancy.RoleOwner, catalog.ModuleTickets, false)
+			_, _, err := e.svc.Modules.Toggle(ctx, e.globex.ID, tenancy.RoleOwner, catalog.ModuleTickets, false)
 			check(t, err)
 			wantProblem(t, create(t, `{"subject":"a","description":"b"}`, globex), http.StatusForbidden, "module_disabled")
 			wantProblem(t, e.do(t, request{method: "GET", path: "/api/tickets", bearer: e.keyAll, header: globex}), http.StatusForbidden, "module_disabled")
-			_, _, err = e.svc.ToggleModule(ctx, e.globex.ID, tenancy.RoleOwner, catalog.ModuleTickets, true)
+			_, _, err = e.svc.Modules.Toggle(ctx, e.globex.ID, tenancy.RoleOwner, catalog.ModuleTickets, true)
 			check(t, err)
 		})
 	})
@@ -125,7 +125,7 @@ func TestTickets(t *testing.T) {
 func TestTicketLimitUnderConcurrency(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		limit := int64(10)
-		check(t, e.svc.SetLimit(context.Background(), "acme", catalog.FeatureTickets, &limit))
+		check(t, e.svc.Entitlements.SetLimit(context.Background(), "acme", catalog.FeatureTickets, &limit))
 		const n = 30
 		statuses := make([]int, n)
 		var wg sync.WaitGroup

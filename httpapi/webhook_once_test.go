@@ -12,14 +12,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/uptrace/bun"
-
-	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
-	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/webhook"
+	"github.com/uptrace/bun"
 )
 
 // The payment webhook's guarantees over HTTP: exactly once under
@@ -100,7 +97,7 @@ func TestWebhookTwoInstances(t *testing.T) {
 			a := newEnv(t, openDB(t, url, true), nil)
 			b := *a
 			b.db = openDB(t, url, false)
-			b.svc = tenancy.NewService(tenancy.NewBunStore(b.db), catalog.Default())
+			b.svc = newTenancy(b.db)
 			b.srv = httptest.NewServer(newAPI(t, &b).Handler())
 			t.Cleanup(b.srv.Close)
 

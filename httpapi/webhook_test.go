@@ -34,7 +34,7 @@ func newWebhooks(e *env, store webhook.Store) *webhook.Service {
 	tx := func(ctx context.Context, fn func(context.Context) error) error {
 		return database.RunInTx(ctx, e.db, fn)
 	}
-	return webhook.NewService(store, billing.NewService(billing.NewBunStore(e.db), e.svc, tx), e.svc, tx)
+	return webhook.NewService(store, billing.NewService(billing.NewBunStore(e.db), e.svc.Entitlements, tx), e.svc.Notifications, tx)
 }
 
 func newWebhookVerifier(tb testing.TB, secrets ...string) webhook.Verifier {

@@ -14,14 +14,16 @@ import (
 	"github.com/tenantkit/tenantkit/internal/idempotency"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // Schema lists the embedded migrations of everything the API stores, in
-// the order they apply: idempotency keys, tenancy, billing, support,
-// webhook events.
+// the order they apply: idempotency keys, tenancy (contracts included),
+// billing, support, webhook events.
 func Schema() []fs.FS {
-	return []fs.FS{idempotency.Migrations(), tenancy.Migrations(), billing.Migrations(),
+	return []fs.FS{idempotency.Migrations(), bunstore.Migrations(), billing.Migrations(),
 		support.Migrations(), webhook.Migrations()}
 }
 
@@ -42,16 +44,22 @@ func NewConfig(db *bun.DB, cat *catalog.Catalog) Config {
 	tx := func(ctx context.Context, fn func(ctx context.Context) error) error {
 		return database.RunInTx(ctx, db, fn)
 	}
-	ten := tenancy.NewService(tenancy.NewBunStore(db), cat)
-	bil := billing.NewService(billing.NewBunStore(db), ten, tx, billing.WithContracts(billing.NewBunStore(db), ten))
+	store, transactor := bunstore.New(db), database.NewTransactor(db)
+	ten := tenancy.New(store.Stores(), transactor, cat)
+	bil := billing.NewService(billing.NewBunStore(db), ten.Entitlements, tx)
 	return Config{
-		Tenancy:     ten,
-		Catalog:     cat,
-		Billing:     bil,
-		Support:     support.NewService(support.NewBunStore(db), ten, tx),
-		Webhooks:    webhook.NewService(webhook.NewBunStore(db), bil, ten, tx),
-		Idempotency: idempotency.New(db),
-		Ready:       readiness(db),
+		Directory:     ten.Directory,
+		Keys:          ten.Keys,
+		Entitlements:  ten.Entitlements,
+		Modules:       ten.Modules,
+		Notifications: ten.Notifications,
+		Contracts:     contract.NewService(store, ten.Entitlements, ten.Notifications, transactor, cat),
+		Catalog:       cat,
+		Billing:       bil,
+		Support:       support.NewService(support.NewBunStore(db), ten.Entitlements, tx),
+		Webhooks:      webhook.NewService(webhook.NewBunStore(db), bil, ten.Notifications, tx),
+		Idempotency:   idempotency.New(db),
+		Ready:         readiness(db),
 	}
 }
 

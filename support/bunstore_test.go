@@ -15,15 +15,16 @@ import (
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/support/supporttest"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
-// *tenancy.Service is what the server passes as Entitlements.
-var _ support.Entitlements = (*tenancy.Service)(nil)
+// *tenancy.Entitlements is what the server passes as Entitlements.
+var _ support.Entitlements = (*tenancy.Entitlements)(nil)
 
 // world is support wired as the server wires it, on one database.
 type world struct {
 	db      *bun.DB
-	tenancy *tenancy.Service
+	tenancy *tenancy.Services
 	store   *support.BunStore
 	svc     *support.Service
 }
@@ -32,10 +33,10 @@ func newWorld(tb testing.TB, db *bun.DB) *world {
 	tb.Helper()
 	w := &world{
 		db:      db,
-		tenancy: tenancy.NewService(tenancy.NewBunStore(db), catalog.Default()),
+		tenancy: tenancy.New(bunstore.New(db).Stores(), database.NewTransactor(db), catalog.Default()),
 		store:   support.NewBunStore(db),
 	}
-	w.svc = support.NewService(w.store, w.tenancy, w.inTx)
+	w.svc = support.NewService(w.store, w.tenancy.Entitlements, w.inTx)
 	return w
 }
 
@@ -45,10 +46,10 @@ func (w *world) inTx(ctx context.Context, fn func(ctx context.Context) error) er
 }
 
 // mustTenant creates a tenant on plan and returns its id.
-func mustTenant(tb testing.TB, ten *tenancy.Service, plan string) string {
+func mustTenant(tb testing.TB, ten *tenancy.Services, plan string) string {
 	tb.Helper()
 	slug := strings.ReplaceAll(id.New("t"), "_", "-")
-	t, err := ten.CreateTenant(context.Background(), tenancy.CreateTenantInput{Slug: slug, Name: "Tenant " + slug, PlanID: plan})
+	t, err := ten.Directory.CreateTenant(context.Background(), tenancy.CreateTenantInput{Slug: slug, Name: "Tenant " + slug, PlanID: plan})
 	if err != nil {
 		tb.Fatalf("CreateTenant(%s): %v", plan, err)
 	}
@@ -56,9 +57,9 @@ func mustTenant(tb testing.TB, ten *tenancy.Service, plan string) string {
 }
 
 // mustUsage returns how many tickets the tenant has used this month.
-func mustUsage(tb testing.TB, ten *tenancy.Service, tenantID string) int64 {
+func mustUsage(tb testing.TB, ten *tenancy.Services, tenantID string) int64 {
 	tb.Helper()
-	e, err := ten.Entitlement(context.Background(), tenantID, catalog.FeatureTickets)
+	e, err := ten.Entitlements.Get(context.Background(), tenantID, catalog.FeatureTickets)
 	if err != nil {
 		tb.Fatalf("Entitlement(%s): %v", tenantID, err)
 	}
@@ -67,14 +68,14 @@ func mustUsage(tb testing.TB, ten *tenancy.Service, tenantID string) int64 {
 
 func TestBunStoreConformance(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
-		ten := tenancy.NewService(tenancy.NewBunStore(db), catalog.Default())
+		ten := tenancy.New(bunstore.New(db).Stores(), database.NewTransactor(db), catalog.Default())
 		supporttest.Run(t, supporttest.Harness{
 			NewStore: func(*testing.T) support.Store { return support.NewBunStore(db) },
 			NewTenant: func(t *testing.T, _ support.Store) string {
 				return mustTenant(t, ten, catalog.PlanEnterprise)
 			},
 		})
-	}, tenancy.Migrations(), support.Migrations())
+	}, bunstore.Migrations(), support.Migrations())
 }
 
 func TestBunStoreUnknownTenant(t *testing.T) {
@@ -90,5 +91,5 @@ func TestBunStoreUnknownTenant(t *testing.T) {
 		if err := s.CreateTicket(ctx, ghost, tk); !errors.Is(err, support.ErrNotFound) {
 			t.Errorf("CreateTicket(unknown tenant) = %v, want ErrNotFound", err)
 		}
-	}, tenancy.Migrations(), support.Migrations())
+	}, bunstore.Migrations(), support.Migrations())
 }

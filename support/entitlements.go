@@ -8,7 +8,7 @@ import (
 
 // Entitlements is what support needs from tenancy: whether the tenant has
 // the tickets module on, and a share of its monthly ticket allowance.
-// *tenancy.Service implements it; it is declared here, where it is used,
+// *tenancy.Entitlements implements it; it is declared here, where it is used,
 // so that support depends on the behaviour and not on tenancy's service.
 type Entitlements interface {
 	// RequireModule returns nil when module is on for the tenant, else an

@@ -9,7 +9,7 @@ import (
 var migrationsFS embed.FS
 
 // Migrations returns the support schema for both dialects (folders
-// "postgres" and "sqlite"). Apply it after tenancy.Migrations, whose
+// "postgres" and "sqlite"). Apply it after tenancy/bunstore.Migrations, whose
 // tenants table it references.
 func Migrations() fs.FS {
 	sub, err := fs.Sub(migrationsFS, "migrations")

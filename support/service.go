@@ -27,10 +27,10 @@ type Option func(*Service)
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // NewService returns a Service keeping tickets in store and consulting ent
-// (in practice the *tenancy.Service; required) for modules and allowances. tx runs
-// the steps of Create in one transaction (see TxFunc); nil runs them
-// without one, which only suits stores whose operations cannot fail
-// halfway, such as one in memory.
+// (in practice *tenancy.Entitlements; required) for modules and
+// allowances. tx runs the steps of Create in one transaction (see
+// TxFunc); nil runs them without one, which only suits stores whose
+// operations cannot fail halfway, such as one in memory.
 func NewService(store Store, ent Entitlements, tx TxFunc, opts ...Option) *Service {
 	if tx == nil {
 		tx = noTx

@@ -13,6 +13,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 // eachDB runs fn on a fresh SQLite and a fresh Postgres database with the
@@ -20,7 +21,7 @@ import (
 func eachDB(t *testing.T, fn func(t *testing.T, w *world)) {
 	t.Helper()
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) { fn(t, newWorld(t, db)) },
-		tenancy.Migrations(), support.Migrations())
+		bunstore.Migrations(), support.Migrations())
 }
 
 // TestServiceIsolation drives the service with tenancy on a real database:
@@ -104,7 +105,7 @@ func TestModuleGating(t *testing.T) {
 		tk := mustCreate(t, w.svc, tenant, validInput())
 		toggle := func(on bool) {
 			t.Helper()
-			if _, _, err := w.tenancy.ToggleModule(ctx, tenant, tenancy.RoleOwner, catalog.ModuleTickets, on); err != nil {
+			if _, _, err := w.tenancy.Modules.Toggle(ctx, tenant, tenancy.RoleOwner, catalog.ModuleTickets, on); err != nil {
 				t.Fatalf("ToggleModule(%v): %v", on, err)
 			}
 		}
@@ -177,7 +178,7 @@ func TestCreateIsAtomic(t *testing.T) {
 		ctx := context.Background()
 		tenant := mustTenant(t, w.tenancy, catalog.PlanStarter)
 		store := &failingStore{Store: w.store, fail: true}
-		svc := support.NewService(store, w.tenancy, w.inTx)
+		svc := support.NewService(store, w.tenancy.Entitlements, w.inTx)
 		if _, err := svc.Create(ctx, tenant, requester(), validInput()); !errors.Is(err, errInsert) {
 			t.Fatalf("Create = %v, want the insert's error", err)
 		}
@@ -201,7 +202,7 @@ func TestConcurrentCreatesRespectLimit(t *testing.T) {
 		ctx := context.Background()
 		tenant := mustTenant(t, w.tenancy, catalog.PlanStarter)
 		l := int64(limit)
-		if err := w.tenancy.SetLimit(ctx, tenant, catalog.FeatureTickets, &l); err != nil {
+		if err := w.tenancy.Entitlements.SetLimit(ctx, tenant, catalog.FeatureTickets, &l); err != nil {
 			t.Fatalf("SetLimit: %v", err)
 		}
 		var (

@@ -36,51 +36,13 @@ func Period(t time.Time) (key string, start, end time.Time) {
 	return start.Format("2006-01"), start, start.AddDate(0, 1, 0)
 }
 
-// EntitlementState is what a tenant's entitlements are computed from, as
-// Store.EntitlementState reads it in one go: the contract (plan, seats,
-// add-ons), the module switches and limit overrides, and, when read for a
-// period, the usage and the members.
-type EntitlementState struct {
-	TenantID string
-	// PlanID and Seats are the tenant's contract (tenants.plan_id, seats).
-	PlanID string
-	Seats  int
-	// Toggles are the tenant's explicit module switches.
-	Toggles map[string]bool
-	// AddOns are the modules bought as add-ons, sorted.
-	AddOns []string
-	// Overrides are the per-feature limit overrides; nil means unlimited.
-	Overrides map[string]*int64
-	// Period is the usage period ("2006-01") Usage and Members were read
-	// for; "" when they were not read.
-	Period string
-	// Usage is the usage of each metered feature in Period (absent: 0).
-	Usage map[string]int64
-	// Members is how many members the tenant has.
-	Members int64
-	// Member is the membership of the user StateQuery.MemberID named (its
-	// role; CreatedAt is not read), nil when the user is no member or no
-	// user was named.
-	Member *Membership
-}
-
-// StateQuery says what Store.EntitlementState reads beside the tenant's
-// contract, switches, add-ons and overrides.
-type StateQuery struct {
-	// Period, when set, adds the tenant's usage of each feature in that
-	// period ("2006-01") and its member count.
-	Period string
-	// MemberID, when set, adds that user's membership of the tenant.
-	MemberID string
-}
-
 // periodKey is the key of the usage period of t ("2006-01").
 func periodKey(t time.Time) string {
 	key, _, _ := Period(t)
 	return key
 }
 
-// unlimited is how limitOf says "no limit"; Store.ConsumeUsage reads any
+// unlimited is how limitOf says "no limit"; ConsumeUsage reads any
 // negative limit the same way.
 const unlimited = -1
 
@@ -106,7 +68,7 @@ func limitOf(st EntitlementState, plan catalog.Plan, feature string) int64 {
 }
 
 // Allowance is a tenant's right to use a metered feature, as
-// Service.Allowance found it; Service.Use spends from it.
+// Entitlements.Allowance found it; Entitlements.Use spends from it.
 type Allowance struct {
 	TenantID string
 	// Feature is one of the metered features (catalog.Metered).
@@ -116,13 +78,75 @@ type Allowance struct {
 	Limit int64
 }
 
+// EntitlementStore is the persistence Entitlements needs. Implementations
+// must be safe for concurrent use, join the transaction carried by ctx when
+// there is one, confine every read and write to the tenant they are given,
+// and translate driver errors into the sentinels named below.
+// tenancytest.RunEntitlements checks all of it.
+type EntitlementStore interface {
+	// EntitlementState returns what the tenant's entitlements are computed
+	// from, read together (one round trip on the Bun store) so that a
+	// module check and a limit lookup need one read: the tenant's plan and
+	// seats, module switches, contracted add-ons (sorted) and limit
+	// overrides; with q.Period also its usage of each feature in that
+	// period and its member count; with q.MemberID also that user's
+	// membership (Member, nil when the user is no member). ErrNotFound when
+	// the tenant does not exist.
+	EntitlementState(ctx context.Context, tenantID string, q StateQuery) (EntitlementState, error)
+	// ConsumeUsage atomically adds n to the tenant's usage of feature in
+	// period unless the result would pass limit (limit < 0: no limit), and
+	// returns the usage after the addition; the usage before it is that
+	// minus n, because check and increment are one atomic step.
+	// ErrLimitExceeded (usage unchanged) when it would pass. Concurrent
+	// calls never pass the limit.
+	//
+	// When then is not nil, ConsumeUsage calls it with the usage after the
+	// addition, on the same transaction as the increment: the one ctx
+	// carries, joined without a savepoint of its own, or else one it
+	// begins and commits when then returns nil. then's error is returned
+	// unwrapped, and the increment is undone with the transaction (a
+	// caller's transaction must then roll back). then is not called when
+	// the limit refuses.
+	ConsumeUsage(ctx context.Context, tenantID, feature, period string, n, limit int64, then func(ctx context.Context, used int64) error) (int64, error)
+	// Usage returns the tenant's usage of feature in period (0 when none).
+	// No error but a storage fault.
+	Usage(ctx context.Context, tenantID, feature, period string) (int64, error)
+	// LimitOverrides returns the tenant's per-feature limit overrides;
+	// a nil value means "unlimited". None (not an error) for an unknown
+	// tenant.
+	LimitOverrides(ctx context.Context, tenantID string) (map[string]*int64, error)
+	// SetLimitOverride sets the tenant's limit of feature, replacing the
+	// plan's; a nil limit means unlimited. ErrNotFound when the tenant
+	// does not exist.
+	SetLimitOverride(ctx context.Context, tenantID, feature string, limit *int64) error
+}
+
+// Entitlements decides what a tenant may use: whether a module is on for
+// it, its limit of each feature and how much of it is used. Billing and
+// support ask it before they create; the HTTP edge shows what it finds.
+type Entitlements struct {
+	store   EntitlementStore
+	dir     *Directory
+	notes   *Notifications
+	catalog *catalog.Catalog
+	now     func() time.Time
+}
+
+// NewEntitlements returns Entitlements on store, with the plans of dir's
+// catalog, finding tenants and memberships in dir and telling tenants of
+// the thresholds they cross through notes.
+func NewEntitlements(store EntitlementStore, dir *Directory, notes *Notifications, opts ...Option) *Entitlements {
+	o := newOptions(opts)
+	return &Entitlements{store: store, dir: dir, notes: notes, catalog: dir.catalog, now: o.now}
+}
+
 // Allowance checks that module is on for the tenant and returns its
 // allowance of the metered feature, from one read of its entitlement
 // state: what billing and support ask before they create, so that the
 // module check and the limit lookup cost one round trip. ErrModuleDisabled
 // when the module is off; InvalidError (field "feature") for a feature
 // that is not metered; ErrNotFound for an unknown tenant.
-func (s *Service) Allowance(ctx context.Context, tenantID, module, feature string) (Allowance, error) {
+func (s *Entitlements) Allowance(ctx context.Context, tenantID, module, feature string) (Allowance, error) {
 	if !catalog.Metered(feature) {
 		return Allowance{}, fmt.Errorf("tenancy: allowance of %q: %w", feature, invalid("feature", "is not a metered feature"))
 	}
@@ -130,7 +154,7 @@ func (s *Service) Allowance(ctx context.Context, tenantID, module, feature strin
 	if err != nil {
 		return Allowance{}, err
 	}
-	if !s.moduleOn(plan, st.AddOns, st.Toggles, module) {
+	if !moduleOn(s.catalog, plan, st.AddOns, st.Toggles, module) {
 		return Allowance{}, fmt.Errorf("tenancy: %w", &ModuleDisabledError{Module: module})
 	}
 	return Allowance{TenantID: tenantID, Feature: feature, Limit: limitOf(st, plan, feature)}, nil
@@ -138,17 +162,22 @@ func (s *Service) Allowance(ctx context.Context, tenantID, module, feature strin
 
 // Use spends n (at least 1) units of a's feature in the current period.
 // A *LimitError (matching ErrLimitExceeded) when a.Limit would be passed,
-// under any concurrency; nothing is used then.
+// under any concurrency; nothing is used then. InvalidError (fields
+// "feature", "n") for a feature that is not metered or an n below 1.
 //
 // The increment, and the entitlement.threshold notification when it
-// crosses 80 % or reaches 100 % of a finite limit, run on the transaction
-// in ctx (or, without one, in a transaction of their own). They set no
-// savepoint: the increment is a single statement that either happens or
-// leaves everything as it was, and a failure after it is a fault after
-// which the caller's transaction must roll back anyway. Callers wrap Use
-// and the insert it guards in one transaction, so that the unit is spent,
-// and the tenant told, only if their insert commits.
-func (s *Service) Use(ctx context.Context, a Allowance, n int64) error {
+// crosses 80 % or reaches 100 % of a finite limit, are one store call
+// (EntitlementStore.ConsumeUsage) that joins the transaction in ctx rather
+// than opening a savepoint in it: inside billing's or support's create
+// that saves the two round trips of SAVEPOINT and RELEASE on every
+// invoice and ticket. No savepoint is needed: the increment is a single
+// statement that either happens or leaves everything as it was, and a
+// failure after it is a fault after which the caller's transaction must
+// roll back anyway. Without a transaction in ctx the store runs them in
+// one of its own. Callers wrap Use and the insert it guards in one
+// transaction, so that the unit is spent, and the tenant told, only if
+// their insert commits.
+func (s *Entitlements) Use(ctx context.Context, a Allowance, n int64) error {
 	if !catalog.Metered(a.Feature) {
 		return fmt.Errorf("tenancy: consume %q: %w", a.Feature, invalid("feature", "is not a metered feature"))
 	}
@@ -157,22 +186,22 @@ func (s *Service) Use(ctx context.Context, a Allowance, n int64) error {
 	}
 	now := s.now()
 	period, _, _ := Period(now)
-	return s.store.JoinTx(ctx, func(ctx context.Context) error {
-		after, err := s.store.ConsumeUsage(ctx, a.TenantID, a.Feature, period, n, a.Limit)
-		if errors.Is(err, ErrLimitExceeded) {
-			err = s.limitError(ctx, a, period, now)
-		}
-		if err != nil {
-			return fmt.Errorf("tenancy: consume %s for %s: %w", a.Feature, a.TenantID, err)
-		}
+	_, err := s.store.ConsumeUsage(ctx, a.TenantID, a.Feature, period, n, a.Limit, func(ctx context.Context, after int64) error {
 		return s.notifyThresholds(ctx, a.TenantID, a.Feature, a.Limit, after-n, after, now)
 	})
+	if errors.Is(err, ErrLimitExceeded) {
+		err = s.limitError(ctx, a, period, now)
+	}
+	if err != nil {
+		return fmt.Errorf("tenancy: consume %s for %s: %w", a.Feature, a.TenantID, err)
+	}
+	return nil
 }
 
 // limitError describes a's limit for a refused Use in period: what the
 // tenant has used (read after the refusal, which left it unchanged) and
 // when the period ends. Only the refusal pays for the read.
-func (s *Service) limitError(ctx context.Context, a Allowance, period string, now time.Time) error {
+func (s *Entitlements) limitError(ctx context.Context, a Allowance, period string, now time.Time) error {
 	used, err := s.store.Usage(ctx, a.TenantID, a.Feature, period)
 	if err != nil {
 		return err
@@ -184,7 +213,7 @@ func (s *Service) limitError(ctx context.Context, a Allowance, period string, no
 
 // featureName names a feature for people: its module's name when a module
 // shares its id ("Tickets" for support.tickets), else the id itself.
-func (s *Service) featureName(feature string) string {
+func (s *Entitlements) featureName(feature string) string {
 	if m, ok := s.catalog.Module(feature); ok {
 		return m.Name
 	}
@@ -196,10 +225,10 @@ func (s *Service) featureName(feature string) string {
 // whether or not its module is on (Allowance checks that too).
 // A *LimitError (matching ErrLimitExceeded) when the tenant's limit would
 // be passed, under any concurrency; nothing is used then. Transactions as
-// Use: callers wrap Consume and the insert it guards in one
-// database.RunInTx, so that the unit is spent, and the tenant told, only
-// if their insert commits.
-func (s *Service) Consume(ctx context.Context, tenantID, feature string, n int64) error {
+// Use: callers wrap Consume and the insert it guards in one transaction,
+// so that the unit is spent, and the tenant told, only if their insert
+// commits. ErrNotFound for an unknown tenant.
+func (s *Entitlements) Consume(ctx context.Context, tenantID, feature string, n int64) error {
 	if !catalog.Metered(feature) {
 		return fmt.Errorf("tenancy: consume %q: %w", feature, invalid("feature", "is not a metered feature"))
 	}
@@ -213,9 +242,9 @@ func (s *Service) Consume(ctx context.Context, tenantID, feature string, n int64
 	return s.Use(ctx, Allowance{TenantID: tenantID, Feature: feature, Limit: limitOf(st, plan, feature)}, n)
 }
 
-// Entitlements returns the tenant's entitlement of every feature, in the
-// order of catalog.Features. ErrNotFound when the tenant does not exist.
-func (s *Service) Entitlements(ctx context.Context, tenantID string) ([]Entitlement, error) {
+// List returns the tenant's entitlement of every feature, in the order of
+// catalog.Features. ErrNotFound when the tenant does not exist.
+func (s *Entitlements) List(ctx context.Context, tenantID string) ([]Entitlement, error) {
 	now := s.now()
 	st, plan, err := s.state(ctx, tenantID, periodKey(now))
 	if err != nil {
@@ -224,10 +253,10 @@ func (s *Service) Entitlements(ctx context.Context, tenantID string) ([]Entitlem
 	return entitlementsOf(st, plan, catalog.Features(), now), nil
 }
 
-// Entitlement returns the tenant's entitlement of one feature.
+// Get returns the tenant's entitlement of one feature.
 // InvalidError (field "feature") for a feature not in catalog.Features;
 // ErrNotFound when the tenant does not exist.
-func (s *Service) Entitlement(ctx context.Context, tenantID, feature string) (Entitlement, error) {
+func (s *Entitlements) Get(ctx context.Context, tenantID, feature string) (Entitlement, error) {
 	if !catalog.KnownFeature(feature) {
 		return Entitlement{}, fmt.Errorf("tenancy: entitlement %q: %w", feature, unknownFeature())
 	}
@@ -239,15 +268,16 @@ func (s *Service) Entitlement(ctx context.Context, tenantID, feature string) (En
 	return entitlementsOf(st, plan, []string{feature}, now)[0], nil
 }
 
-// EntitlementsAndModules returns what GET /api/tenant/entitlements/limit
-// shows: Entitlements and Modules, from one read of the tenant's state.
-func (s *Service) EntitlementsAndModules(ctx context.Context, tenantID string) ([]Entitlement, []ModuleState, error) {
+// ListWithModules returns what GET /api/tenant/entitlements/limit shows:
+// List and Modules.List, from one read of the tenant's state. ErrNotFound
+// when the tenant does not exist.
+func (s *Entitlements) ListWithModules(ctx context.Context, tenantID string) ([]Entitlement, []ModuleState, error) {
 	now := s.now()
 	st, plan, err := s.state(ctx, tenantID, periodKey(now))
 	if err != nil {
 		return nil, nil, err
 	}
-	return entitlementsOf(st, plan, catalog.Features(), now), s.modulesOf(st, plan), nil
+	return entitlementsOf(st, plan, catalog.Features(), now), modulesOf(s.catalog, st, plan), nil
 }
 
 // entitlementsOf computes the entitlements of features from st, which was
@@ -275,7 +305,7 @@ func entitlementsOf(st EntitlementState, plan catalog.Plan, features []string, n
 // the operator's `limit set` command. InvalidError (fields "feature",
 // "limit") for an unknown feature or a negative limit; ErrNotFound for an
 // unknown tenant.
-func (s *Service) SetLimit(ctx context.Context, tenantRef, feature string, limit *int64) error {
+func (s *Entitlements) SetLimit(ctx context.Context, tenantRef, feature string, limit *int64) error {
 	fields := map[string]string{}
 	if !catalog.KnownFeature(feature) {
 		fields["feature"] = unknownFeature().Fields["feature"]
@@ -286,7 +316,7 @@ func (s *Service) SetLimit(ctx context.Context, tenantRef, feature string, limit
 	if len(fields) > 0 {
 		return fmt.Errorf("tenancy: set limit: %w", &InvalidError{Fields: fields})
 	}
-	t, err := s.FindTenant(ctx, tenantRef)
+	t, err := s.dir.FindTenant(ctx, tenantRef)
 	if err != nil {
 		return err
 	}
@@ -296,6 +326,21 @@ func (s *Service) SetLimit(ctx context.Context, tenantRef, feature string, limit
 	}
 	if err := s.store.SetLimitOverride(ctx, t.ID, feature, limit); err != nil {
 		return fmt.Errorf("tenancy: set limit of %s for %s: %w", feature, t.Slug, err)
+	}
+	return nil
+}
+
+// RequireModule returns a *ModuleDisabledError (matching
+// ErrModuleDisabled) unless module is on for the tenant: included in its
+// plan or a contracted add-on, and not switched off. It reads the tenant's
+// state once. ErrNotFound for an unknown tenant.
+func (s *Entitlements) RequireModule(ctx context.Context, tenantID, module string) error {
+	st, plan, err := s.state(ctx, tenantID, "")
+	if err != nil {
+		return err
+	}
+	if !moduleOn(s.catalog, plan, st.AddOns, st.Toggles, module) {
+		return fmt.Errorf("tenancy: %w", &ModuleDisabledError{Module: module})
 	}
 	return nil
 }

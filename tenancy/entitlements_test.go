@@ -43,10 +43,10 @@ func TestService_Consume(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				tenant := mustTenant(t, e.svc, tc.plan)
 				if tc.override != nil || tc.unlimit {
-					wantErr(t, "SetLimit", e.svc.SetLimit(ctx, tenant.ID, tc.feature, tc.override), nil)
+					wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, tenant.ID, tc.feature, tc.override), nil)
 				}
 				for i := range tc.attempts {
-					err := e.svc.Consume(ctx, tenant.ID, tc.feature, tc.n)
+					err := e.svc.Entitlements.Consume(ctx, tenant.ID, tc.feature, tc.n)
 					if i < tc.wantOK {
 						wantErr(t, "Consume", err, nil)
 					} else {
@@ -62,27 +62,27 @@ func TestService_Consume(t *testing.T) {
 			})
 		}
 		t.Run("ErrNotFoundTenant", func(t *testing.T) {
-			wantErr(t, "Consume", e.svc.Consume(ctx, id.New(id.Tenant), catalog.FeatureTickets, 1), tenancy.ErrNotFound)
+			wantErr(t, "Consume", e.svc.Entitlements.Consume(ctx, id.New(id.Tenant), catalog.FeatureTickets, 1), tenancy.ErrNotFound)
 		})
 		t.Run("NewPeriodStartsAtZero", func(t *testing.T) {
 			tenant := mustTenant(t, e.svc, catalog.PlanFree)
 			defer e.clock.Set(testNow())
 			for range 3 {
-				wantErr(t, "Consume in November", e.svc.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1), nil)
+				wantErr(t, "Consume in November", e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1), nil)
 			}
-			wantErr(t, "Consume past November's limit", e.svc.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1), tenancy.ErrLimitExceeded)
+			wantErr(t, "Consume past November's limit", e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1), tenancy.ErrLimitExceeded)
 			e.clock.Set(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
-			wantErr(t, "Consume in December", e.svc.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1), nil)
+			wantErr(t, "Consume in December", e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1), nil)
 			if got := mustEntitlement(t, e.svc, tenant.ID, catalog.FeatureTickets).Usage; got != 1 {
 				t.Fatalf("December usage: got %d, want 1", got)
 			}
 		})
 		t.Run("RolledBackWithCaller", func(t *testing.T) {
 			tenant := mustTenant(t, e.svc, catalog.PlanFree)
-			wantErr(t, "SetLimit", e.svc.SetLimit(ctx, tenant.ID, catalog.FeatureTickets, ptr(1)), nil)
+			wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, tenant.ID, catalog.FeatureTickets, ptr(1)), nil)
 			errInsert := errors.New("the guarded insert failed")
 			err := database.RunInTx(ctx, e.db, func(ctx context.Context) error {
-				if err := e.svc.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1); err != nil {
+				if err := e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1); err != nil {
 					return err
 				}
 				return errInsert
@@ -133,9 +133,9 @@ func TestService_ConsumeThresholds(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				tenant := mustTenant(t, e.svc, catalog.PlanStarter)
-				wantErr(t, "SetLimit", e.svc.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, tc.limit), nil)
+				wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, tc.limit), nil)
 				for _, n := range tc.n {
-					if err := e.svc.Consume(ctx, tenant.ID, catalog.FeatureInvoices, n); err != nil && !errors.Is(err, tenancy.ErrLimitExceeded) {
+					if err := e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureInvoices, n); err != nil && !errors.Is(err, tenancy.ErrLimitExceeded) {
 						t.Fatalf("Consume(%d): %v", n, err)
 					}
 				}
@@ -148,16 +148,16 @@ func TestService_ConsumeThresholds(t *testing.T) {
 		t.Run("OncePerPeriodWhenLimitChanges", func(t *testing.T) {
 			tenant := mustTenant(t, e.svc, catalog.PlanStarter)
 			defer e.clock.Set(testNow())
-			wantErr(t, "SetLimit", e.svc.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, ptr(10)), nil)
-			wantErr(t, "Consume", e.svc.Consume(ctx, tenant.ID, catalog.FeatureInvoices, 8), nil)
-			wantErr(t, "SetLimit", e.svc.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, ptr(20)), nil)
-			wantErr(t, "Consume", e.svc.Consume(ctx, tenant.ID, catalog.FeatureInvoices, 12), nil)
+			wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, ptr(10)), nil)
+			wantErr(t, "Consume", e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureInvoices, 8), nil)
+			wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, ptr(20)), nil)
+			wantErr(t, "Consume", e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureInvoices, 12), nil)
 			want := []string{"80@8", "100@20"}
 			if got := thresholds(t, e, tenant.ID, catalog.FeatureInvoices); !slices.Equal(got, want) {
 				t.Fatalf("threshold notifications within one period: got %v, want %v", got, want)
 			}
 			e.clock.Set(time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))
-			wantErr(t, "Consume in December", e.svc.Consume(ctx, tenant.ID, catalog.FeatureInvoices, 16), nil)
+			wantErr(t, "Consume in December", e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureInvoices, 16), nil)
 			want = append(want, "80@16")
 			if got := thresholds(t, e, tenant.ID, catalog.FeatureInvoices); !slices.Equal(got, want) {
 				t.Fatalf("threshold notifications in the next period: got %v, want %v", got, want)
@@ -167,7 +167,7 @@ func TestService_ConsumeThresholds(t *testing.T) {
 		t.Run("NotificationContent", func(t *testing.T) {
 			tenant := mustTenant(t, e.svc, catalog.PlanFree)
 			for range 3 {
-				wantErr(t, "Consume", e.svc.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1), nil)
+				wantErr(t, "Consume", e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureTickets, 1), nil)
 			}
 			ns := mustNotifications(t, e.svc, tenant.ID, tenancy.NotificationFilter{})
 			if len(ns) != 2 {
@@ -189,7 +189,7 @@ func TestService_ConsumeConcurrent(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		tenant := mustTenant(t, e.svc, catalog.PlanStarter)
-		wantErr(t, "SetLimit", e.svc.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, ptr(limit)), nil)
+		wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, ptr(limit)), nil)
 
 		var (
 			wg        sync.WaitGroup
@@ -200,7 +200,7 @@ func TestService_ConsumeConcurrent(t *testing.T) {
 		for i := range workers {
 			wg.Go(func() {
 				consume := func(ctx context.Context) error {
-					return e.svc.Consume(ctx, tenant.ID, catalog.FeatureInvoices, 1)
+					return e.svc.Entitlements.Consume(ctx, tenant.ID, catalog.FeatureInvoices, 1)
 				}
 				var err error
 				if i%2 == 0 {
@@ -245,9 +245,9 @@ func TestService_Entitlements(t *testing.T) {
 			mustMember(t, e.svc, free.ID, mustUser(t, e.svc), tenancy.RoleMember)
 		}
 		for range 3 {
-			wantErr(t, "Consume", e.svc.Consume(ctx, free.ID, catalog.FeatureInvoices, 1), nil)
+			wantErr(t, "Consume", e.svc.Entitlements.Consume(ctx, free.ID, catalog.FeatureInvoices, 1), nil)
 		}
-		wantErr(t, "SetLimit", e.svc.SetLimit(ctx, free.ID, catalog.FeatureTickets, nil), nil)
+		wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, free.ID, catalog.FeatureTickets, nil), nil)
 
 		starter := mustTenant(t, e.svc, catalog.PlanStarter)
 		mustMember(t, e.svc, starter.ID, mustUser(t, e.svc), tenancy.RoleOwner)
@@ -256,7 +256,7 @@ func TestService_Entitlements(t *testing.T) {
 		for range 3 {
 			mustMember(t, e.svc, overSeats.ID, mustUser(t, e.svc), tenancy.RoleMember)
 		}
-		wantErr(t, "SetLimit", e.svc.SetLimit(ctx, overSeats.ID, catalog.FeatureSeats, ptr(1)), nil)
+		wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, overSeats.ID, catalog.FeatureSeats, ptr(1)), nil)
 
 		// limit/remaining -1 stands for null (unlimited).
 		type row struct {
@@ -292,7 +292,7 @@ func TestService_Entitlements(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				es, err := e.svc.Entitlements(ctx, tc.tenant.ID)
+				es, err := e.svc.Entitlements.List(ctx, tc.tenant.ID)
 				wantErr(t, "Entitlements", err, nil)
 				var got []row
 				for _, en := range es {
@@ -322,13 +322,13 @@ func TestService_Entitlements(t *testing.T) {
 			}
 		})
 		t.Run("ErrInvalidFeature", func(t *testing.T) {
-			_, err := e.svc.Entitlement(ctx, free.ID, "collections.reminders")
+			_, err := e.svc.Entitlements.Get(ctx, free.ID, "collections.reminders")
 			wantFields(t, "Entitlement(unknown feature)", err, "feature")
 		})
 		t.Run("ErrNotFoundTenant", func(t *testing.T) {
-			_, err := e.svc.Entitlements(ctx, id.New(id.Tenant))
+			_, err := e.svc.Entitlements.List(ctx, id.New(id.Tenant))
 			wantErr(t, "Entitlements(unknown tenant)", err, tenancy.ErrNotFound)
-			_, err = e.svc.Entitlement(ctx, id.New(id.Tenant), catalog.FeatureSeats)
+			_, err = e.svc.Entitlements.Get(ctx, id.New(id.Tenant), catalog.FeatureSeats)
 			wantErr(t, "Entitlement(unknown tenant)", err, tenancy.ErrNotFound)
 		})
 	})
@@ -358,7 +358,7 @@ func TestService_SetLimit(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				err := e.svc.SetLimit(ctx, tc.ref, tc.feature, tc.limit)
+				err := e.svc.Entitlements.SetLimit(ctx, tc.ref, tc.feature, tc.limit)
 				if tc.wantFields != nil {
 					wantFields(t, "SetLimit", err, tc.wantFields...)
 					return
@@ -375,7 +375,7 @@ func TestService_SetLimit(t *testing.T) {
 		}
 		t.Run("CallerPointerNotKept", func(t *testing.T) {
 			l := int64(42)
-			wantErr(t, "SetLimit", e.svc.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, &l), nil)
+			wantErr(t, "SetLimit", e.svc.Entitlements.SetLimit(ctx, tenant.ID, catalog.FeatureInvoices, &l), nil)
 			l = 1
 			if got := mustEntitlement(t, e.svc, tenant.ID, catalog.FeatureInvoices).Limit; got == nil || *got != 42 {
 				t.Fatalf("limit: got %s, want 42", jsonOf(t, got))

@@ -9,7 +9,7 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
-// Sentinel errors of the tenancy domain. Service methods wrap them with
+// Sentinel errors of the tenancy domain. The services wrap them with
 // context; match them with errors.Is. Each message is a sentence a client
 // may be shown as it is; the context wrapped around it is for logs.
 var (
@@ -33,11 +33,11 @@ var (
 	// ErrForbidden: the caller's role lacks the permission.
 	ErrForbidden = errors.New("your role does not allow this")
 	// ErrModuleDisabled: the module behind an operation is off for the
-	// tenant. Service methods return a *ModuleDisabledError, which names
+	// tenant. The services return a *ModuleDisabledError, which names
 	// the module and matches it.
 	ErrModuleDisabled = errors.New("module disabled for this tenant")
 	// ErrLimitExceeded: consuming would pass the tenant's entitlement
-	// limit. Service methods return a *LimitError, which says which limit
+	// limit. The services return a *LimitError, which says which limit
 	// and matches it.
 	ErrLimitExceeded = errors.New("entitlement limit exceeded")
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
 )
@@ -16,12 +17,51 @@ type ModuleState struct {
 	Enabled bool   `json:"enabled"`
 }
 
+// ModuleStore is the persistence Modules needs: the tenant's switches.
+// Implementations must be safe for concurrent use, join the transaction
+// carried by ctx when there is one, confine every read and write to the
+// tenant they are given, and translate driver errors into the sentinels
+// named below. tenancytest.RunModules checks all of it.
+type ModuleStore interface {
+	// ModuleToggles returns the tenant's explicit module switches; none
+	// (not an error) for an unknown tenant.
+	ModuleToggles(ctx context.Context, tenantID string) (map[string]bool, error)
+	// SetModuleToggle records the tenant's switch for module and reports
+	// whether it changed the module's state. initial is the state the
+	// module has while no switch is recorded (on when the plan includes it).
+	// Check and write are one atomic step: of concurrent calls asking for
+	// the same state, exactly one reports a change. ErrNotFound when the
+	// tenant does not exist.
+	SetModuleToggle(ctx context.Context, tenantID, module string, enabled, initial bool, at time.Time) (changed bool, err error)
+}
+
+// Modules lists a tenant's modules and switches them on and off for it.
+type Modules struct {
+	store ModuleStore
+	ent   *Entitlements
+	notes *Notifications
+	tx    Transactor
+	now   func() time.Time
+}
+
+// NewModules returns Modules on store, reading the tenant's state with ent
+// and notifying its members through notes. A switch and its notification
+// are one transaction of tx. A nil tx is a programming error that would
+// let a switch commit without its notification: NewModules panics.
+func NewModules(store ModuleStore, ent *Entitlements, notes *Notifications, tx Transactor, opts ...Option) *Modules {
+	if tx == nil {
+		panic("tenancy: NewModules without a Transactor: a module switch and its notification would not commit as one")
+	}
+	o := newOptions(opts)
+	return &Modules{store: store, ent: ent, notes: notes, tx: tx, now: o.now}
+}
+
 // moduleOn decides whether module is on: the tenant's switch when it may
 // switch the module (switchable), else its default (moduleDefault). A
 // switch left over from an earlier plan or a cancelled add-on has no
 // effect.
-func (s *Service) moduleOn(plan catalog.Plan, addOns []string, toggles map[string]bool, module string) bool {
-	if on, ok := toggles[module]; ok && s.switchable(plan, addOns, module) {
+func moduleOn(cat *catalog.Catalog, plan catalog.Plan, addOns []string, toggles map[string]bool, module string) bool {
+	if on, ok := toggles[module]; ok && switchable(cat, plan, addOns, module) {
 		return on
 	}
 	return moduleDefault(plan, addOns, module)
@@ -32,8 +72,8 @@ func (s *Service) moduleOn(plan catalog.Plan, addOns []string, toggles map[strin
 // contracted add-on. An add-on the plan merely sells must be bought (a
 // contract change request) before it can be switched on: toggling is not
 // a way around paying.
-func (s *Service) switchable(plan catalog.Plan, addOns []string, module string) bool {
-	return s.catalog.Toggleable(plan, module) && moduleDefault(plan, addOns, module)
+func switchable(cat *catalog.Catalog, plan catalog.Plan, addOns []string, module string) bool {
+	return cat.Toggleable(plan, module) && moduleDefault(plan, addOns, module)
 }
 
 // moduleDefault is whether module is on while the tenant has no switch for
@@ -47,37 +87,37 @@ func moduleDefault(plan catalog.Plan, addOns []string, module string) bool {
 	return sold && slices.Contains(addOns, module)
 }
 
-// Modules lists every module the tenant's plan includes or sells as an
+// List lists every module the tenant's plan includes or sells as an
 // add-on, in catalog order, with whether it is on: included modules and
-// contracted add-ons (Contract.AddOns) are on unless switched off.
-// ErrNotFound when the tenant does not exist.
-func (s *Service) Modules(ctx context.Context, tenantID string) ([]ModuleState, error) {
-	st, plan, err := s.state(ctx, tenantID, "")
+// contracted add-ons are on unless switched off. ErrNotFound when the
+// tenant does not exist.
+func (s *Modules) List(ctx context.Context, tenantID string) ([]ModuleState, error) {
+	st, plan, err := s.ent.state(ctx, tenantID, "")
 	if err != nil {
 		return nil, err
 	}
-	return s.modulesOf(st, plan), nil
+	return modulesOf(s.ent.catalog, st, plan), nil
 }
 
-// modulesOf lists the modules of Modules from the tenant's state.
-func (s *Service) modulesOf(st EntitlementState, plan catalog.Plan) []ModuleState {
+// modulesOf lists the modules of Modules.List from the tenant's state.
+func modulesOf(cat *catalog.Catalog, st EntitlementState, plan catalog.Plan) []ModuleState {
 	out := []ModuleState{}
-	for _, app := range s.catalog.Apps {
+	for _, app := range cat.Apps {
 		for _, m := range app.Modules {
 			if _, addOn := plan.AddOn(m.ID); !plan.Includes(m.ID) && !addOn {
 				continue
 			}
-			out = append(out, ModuleState{Module: m.ID, Enabled: s.moduleOn(plan, st.AddOns, st.Toggles, m.ID)})
+			out = append(out, ModuleState{Module: m.ID, Enabled: moduleOn(cat, plan, st.AddOns, st.Toggles, m.ID)})
 		}
 	}
 	return out
 }
 
-// EnabledModules returns the ids of the modules on for a tenant, sorted:
-// its plan's included modules and its contracted add-ons, with its
-// switches applied on top.
-func (s *Service) EnabledModules(ctx context.Context, tenantID string) ([]string, error) {
-	states, err := s.Modules(ctx, tenantID)
+// Enabled returns the ids of the modules on for a tenant, sorted: its
+// plan's included modules and its contracted add-ons, with its switches
+// applied on top. ErrNotFound when the tenant does not exist.
+func (s *Modules) Enabled(ctx context.Context, tenantID string) ([]string, error) {
+	states, err := s.List(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -91,21 +131,7 @@ func (s *Service) EnabledModules(ctx context.Context, tenantID string) ([]string
 	return on, nil
 }
 
-// RequireModule returns a *ModuleDisabledError (matching
-// ErrModuleDisabled) unless module is on for the tenant. It reads the
-// tenant's state once.
-func (s *Service) RequireModule(ctx context.Context, tenantID, module string) error {
-	st, plan, err := s.state(ctx, tenantID, "")
-	if err != nil {
-		return err
-	}
-	if !s.moduleOn(plan, st.AddOns, st.Toggles, module) {
-		return fmt.Errorf("tenancy: %w", &ModuleDisabledError{Module: module})
-	}
-	return nil
-}
-
-// ToggleModule switches a module on or off for the tenant on behalf of a
+// Toggle switches a module on or off for the tenant on behalf of a
 // member with role, and reports whether that changed anything. Asking for
 // the state the module already has changes nothing and notifies no one; a
 // change creates a module.toggled notification in the same transaction.
@@ -113,20 +139,20 @@ func (s *Service) RequireModule(ctx context.Context, tenantID, module string) er
 // InvalidError (field "module") unless the tenant may switch the module:
 // toggleable in the catalog, and included in its plan or bought as an
 // add-on; ErrNotFound for an unknown tenant.
-func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, module string, enabled bool) (ModuleState, bool, error) {
+func (s *Modules) Toggle(ctx context.Context, tenantID string, role Role, module string, enabled bool) (ModuleState, bool, error) {
 	if !role.Can(PermEntitlementsManage) {
 		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %s as %s: %w", module, role, ErrForbidden)
 	}
-	st, plan, err := s.state(ctx, tenantID, "")
+	st, plan, err := s.ent.state(ctx, tenantID, "")
 	if err != nil {
 		return ModuleState{}, false, err
 	}
-	addOns := st.AddOns
-	if !s.switchable(plan, addOns, module) {
-		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %q: %w", module, invalid("module", s.toggleableHint(plan, addOns)))
+	cat, addOns := s.ent.catalog, st.AddOns
+	if !switchable(cat, plan, addOns, module) {
+		return ModuleState{}, false, fmt.Errorf("tenancy: toggle %q: %w", module, invalid("module", toggleableHint(cat, plan, addOns)))
 	}
 	var changed bool
-	err = s.store.RunInTx(ctx, func(ctx context.Context) error {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		changed, err = s.store.SetModuleToggle(ctx, tenantID, module, enabled, moduleDefault(plan, addOns, module), s.now().UTC())
 		if err != nil {
@@ -135,7 +161,7 @@ func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, 
 		if !changed {
 			return nil
 		}
-		_, err = s.Notify(ctx, tenantID, s.toggledNotification(module, enabled))
+		_, err = s.notes.Notify(ctx, tenantID, toggledNotification(cat, module, enabled))
 		return err
 	})
 	if err != nil {
@@ -145,11 +171,11 @@ func (s *Service) ToggleModule(ctx context.Context, tenantID string, role Role, 
 }
 
 // toggleableHint tells a caller which modules it may switch.
-func (s *Service) toggleableHint(plan catalog.Plan, addOns []string) string {
+func toggleableHint(cat *catalog.Catalog, plan catalog.Plan, addOns []string) string {
 	var ids []string
-	for _, app := range s.catalog.Apps {
+	for _, app := range cat.Apps {
 		for _, m := range app.Modules {
-			if s.switchable(plan, addOns, m.ID) {
+			if switchable(cat, plan, addOns, m.ID) {
 				ids = append(ids, m.ID)
 			}
 		}
@@ -160,9 +186,9 @@ func (s *Service) toggleableHint(plan catalog.Plan, addOns []string) string {
 	return fmt.Sprintf("plan %q lets you switch only %s", plan.ID, strings.Join(ids, ", "))
 }
 
-func (s *Service) toggledNotification(module string, enabled bool) NewNotification {
+func toggledNotification(cat *catalog.Catalog, module string, enabled bool) NewNotification {
 	name := module
-	if m, ok := s.catalog.Module(module); ok {
+	if m, ok := cat.Module(module); ok {
 		name = m.Name
 	}
 	state := "disabled"

@@ -2,12 +2,14 @@ package tenancy_test
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 func TestService_Modules(t *testing.T) {
@@ -39,7 +41,7 @@ func TestService_Modules(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(tc.plan, func(t *testing.T) {
 				tenant := mustTenant(t, e.svc, tc.plan)
-				got, err := e.svc.Modules(ctx, tenant.ID)
+				got, err := e.svc.Modules.List(ctx, tenant.ID)
 				wantErr(t, "Modules", err, nil)
 				if !slices.Equal(got, tc.want) {
 					t.Fatalf("Modules(%s): got %v, want %v", tc.plan, got, tc.want)
@@ -47,7 +49,7 @@ func TestService_Modules(t *testing.T) {
 			})
 		}
 		t.Run("ErrNotFoundTenant", func(t *testing.T) {
-			_, err := e.svc.Modules(ctx, id.New(id.Tenant))
+			_, err := e.svc.Modules.List(ctx, id.New(id.Tenant))
 			wantErr(t, "Modules(unknown tenant)", err, tenancy.ErrNotFound)
 		})
 	})
@@ -57,7 +59,7 @@ func TestService_ToggleModule(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		tenant := mustTenant(t, e.svc, catalog.PlanStarter)
-		if _, err := e.svc.ApplyContractChange(ctx, tenant.ID, tenancy.ContractChange{AddModules: []string{catalog.ModuleSLA}}); err != nil {
+		if _, err := e.contracts.Change(ctx, tenant.ID, contract.Change{AddModules: []string{catalog.ModuleSLA}}); err != nil {
 			t.Fatalf("buy SLA: %v", err)
 		}
 
@@ -97,7 +99,7 @@ func TestService_ToggleModule(t *testing.T) {
 		}
 		for _, st := range steps {
 			t.Run(st.name, func(t *testing.T) {
-				state, changed, err := e.svc.ToggleModule(ctx, tenant.ID, st.role, st.module, st.enabled)
+				state, changed, err := e.svc.Modules.Toggle(ctx, tenant.ID, st.role, st.module, st.enabled)
 				if st.wantErr == tenancy.ErrInvalid {
 					wantFields(t, "ToggleModule", err, "module")
 				} else {
@@ -107,7 +109,7 @@ func TestService_ToggleModule(t *testing.T) {
 					t.Fatalf("ToggleModule: got %+v changed=%v, want enabled=%v changed=%v", state, changed, st.enabled, st.wantChanged)
 				}
 				if st.wantOn != nil {
-					on, err := e.svc.EnabledModules(ctx, tenant.ID)
+					on, err := e.svc.Modules.Enabled(ctx, tenant.ID)
 					wantErr(t, "EnabledModules", err, nil)
 					want := slices.Sorted(slices.Values(st.wantOn))
 					if !slices.Equal(on, want) {
@@ -128,7 +130,7 @@ func TestService_ToggleModule(t *testing.T) {
 			})
 		}
 		t.Run("ErrNotFoundTenant", func(t *testing.T) {
-			_, _, err := e.svc.ToggleModule(ctx, id.New(id.Tenant), tenancy.RoleOwner, catalog.ModuleSLA, true)
+			_, _, err := e.svc.Modules.Toggle(ctx, id.New(id.Tenant), tenancy.RoleOwner, catalog.ModuleSLA, true)
 			wantErr(t, "ToggleModule(unknown tenant)", err, tenancy.ErrNotFound)
 		})
 	})
@@ -149,7 +151,7 @@ func TestService_ToggleModuleConcurrent(t *testing.T) {
 		)
 		for range workers {
 			wg.Go(func() {
-				_, ok, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleSLA, false)
+				_, ok, err := e.svc.Modules.Toggle(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleSLA, false)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -173,10 +175,10 @@ func TestService_RequireModule(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		tenant := mustTenant(t, e.svc, catalog.PlanStarter)
-		if _, _, err := e.svc.ToggleModule(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleTickets, false); err != nil {
+		if _, _, err := e.svc.Modules.Toggle(ctx, tenant.ID, tenancy.RoleOwner, catalog.ModuleTickets, false); err != nil {
 			t.Fatalf("ToggleModule: %v", err)
 		}
-		if _, err := e.svc.ApplyContractChange(ctx, tenant.ID, tenancy.ContractChange{AddModules: []string{catalog.ModuleSLA}}); err != nil {
+		if _, err := e.contracts.Change(ctx, tenant.ID, contract.Change{AddModules: []string{catalog.ModuleSLA}}); err != nil {
 			t.Fatalf("buy SLA: %v", err)
 		}
 		tests := []struct {
@@ -192,11 +194,25 @@ func TestService_RequireModule(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.module, func(t *testing.T) {
-				wantErr(t, "RequireModule", e.svc.RequireModule(ctx, tenant.ID, tc.module), tc.wantErr)
+				wantErr(t, "RequireModule", e.svc.Entitlements.RequireModule(ctx, tenant.ID, tc.module), tc.wantErr)
 			})
 		}
 		t.Run("ErrNotFoundTenant", func(t *testing.T) {
-			wantErr(t, "RequireModule(unknown tenant)", e.svc.RequireModule(ctx, id.New(id.Tenant), catalog.ModuleInvoices), tenancy.ErrNotFound)
+			wantErr(t, "RequireModule(unknown tenant)", e.svc.Entitlements.RequireModule(ctx, id.New(id.Tenant), catalog.ModuleInvoices), tenancy.ErrNotFound)
 		})
 	})
+}
+
+// TestNewModules_NilTransactor: a Modules without a Transactor could commit
+// a switch without its notification, so building one is refused.
+func TestNewModules_NilTransactor(t *testing.T) {
+	dir := tenancy.NewDirectory(nil, catalog.Default())
+	notes := tenancy.NewNotifications(nil)
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "Transactor") || !strings.Contains(msg, "notification") {
+			t.Fatalf("NewModules(nil tx): recovered %q, want a panic naming the Transactor and what would not commit as one", msg)
+		}
+	}()
+	tenancy.NewModules(nil, tenancy.NewEntitlements(nil, dir, notes), notes, nil)
 }

@@ -25,8 +25,8 @@ type Notification struct {
 	Title string `json:"title"`
 	Body  string `json:"body"`
 	// Data holds the machine-readable details (ids, amounts, thresholds).
-	// Service and BunStore return numbers as json.Number, so that amounts
-	// keep every digit.
+	// Notifications and its stores return numbers as json.Number, so that
+	// amounts keep every digit.
 	Data      map[string]any `json:"data"`
 	CreatedAt time.Time      `json:"created_at"`
 	// ReadAt is when the tenant first marked it read; nil while unread.
@@ -63,7 +63,7 @@ const (
 
 var notificationTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
 
-// NewNotification is what Notify needs.
+// NewNotification is what Notifications.Notify needs.
 type NewNotification struct {
 	Type  string
 	Title string
@@ -87,13 +87,49 @@ type NotificationFilter struct {
 	Before string
 }
 
+// NotificationStore is the persistence Notifications needs.
+// Implementations must be safe for concurrent use, join the transaction
+// carried by ctx when there is one (a notification commits with its
+// cause), and translate driver errors into the sentinels named below.
+// tenancytest.RunNotifications checks all of it.
+type NotificationStore interface {
+	// CreateNotification stores n. key, when not empty, names the event n
+	// reports and is unique per tenant: ErrConflict when the key (or n.ID)
+	// is taken, with nothing stored and the caller's transaction still
+	// usable. ErrNotFound when the tenant does not exist.
+	CreateNotification(ctx context.Context, n Notification, key string) error
+	// Notifications lists the tenant's notifications newest first (by id),
+	// only unread ones when f.UnreadOnly, only those with an id below
+	// f.Before when set, at most f.Limit (which the caller has clamped to
+	// 1..100); hasMore reports whether more rows follow. No error but a
+	// storage fault.
+	Notifications(ctx context.Context, tenantID string, f NotificationFilter) (ns []Notification, hasMore bool, err error)
+	// MarkNotificationRead sets the notification's read time to at unless
+	// it is already read (the first time is kept), and returns it.
+	// ErrNotFound when the tenant has no notification with that id.
+	MarkNotificationRead(ctx context.Context, tenantID, id string, at time.Time) (Notification, error)
+}
+
+// Notifications keeps each tenant's inbox: the domains notify, the tenant
+// lists and reads.
+type Notifications struct {
+	store NotificationStore
+	now   func() time.Time
+}
+
+// NewNotifications returns Notifications on store.
+func NewNotifications(store NotificationStore, opts ...Option) *Notifications {
+	o := newOptions(opts)
+	return &Notifications{store: store, now: o.now}
+}
+
 // Notify creates a notification for the tenant. It runs on the transaction
-// carried by ctx, so a domain that calls it inside its own
-// database.RunInTx gets a notification if and only if its change commits.
+// carried by ctx, so a domain that calls it inside its own transaction
+// gets a notification if and only if its change commits.
 // InvalidError (ErrInvalid) for a bad type, a missing or long title, a long
 // body or data; ErrConflict when n.Key was used before; ErrNotFound when
 // the tenant does not exist.
-func (s *Service) Notify(ctx context.Context, tenantID string, n NewNotification) (Notification, error) {
+func (s *Notifications) Notify(ctx context.Context, tenantID string, n NewNotification) (Notification, error) {
 	data, err := checkNotification(n)
 	if err != nil {
 		return Notification{}, fmt.Errorf("tenancy: notify %s: %w", tenantID, err)
@@ -166,10 +202,10 @@ func decodeData(b []byte) (map[string]any, error) {
 	return data, nil
 }
 
-// Notifications lists a page of the tenant's notifications, newest first,
-// and whether older ones follow. InvalidError (field "cursor", as the
+// List lists a page of the tenant's notifications, newest first, and
+// whether older ones follow. InvalidError (field "cursor", as the
 // other lists name it) when Before is not a notification id.
-func (s *Service) Notifications(ctx context.Context, tenantID string, f NotificationFilter) ([]Notification, bool, error) {
+func (s *Notifications) List(ctx context.Context, tenantID string, f NotificationFilter) ([]Notification, bool, error) {
 	if f.Before != "" && !id.Valid(id.Notification, f.Before) {
 		return nil, false, fmt.Errorf("tenancy: notifications of %s: %w", tenantID, invalid("cursor", "must be a notification id"))
 	}
@@ -181,10 +217,10 @@ func (s *Service) Notifications(ctx context.Context, tenantID string, f Notifica
 	return ns, more, nil
 }
 
-// MarkNotificationRead marks one of the tenant's notifications read and
+// MarkRead marks one of the tenant's notifications read and
 // returns it; marking it again keeps the first read time. ErrNotFound when
 // the tenant has no such notification.
-func (s *Service) MarkNotificationRead(ctx context.Context, tenantID, notificationID string) (Notification, error) {
+func (s *Notifications) MarkRead(ctx context.Context, tenantID, notificationID string) (Notification, error) {
 	if !id.Valid(id.Notification, notificationID) {
 		return Notification{}, fmt.Errorf("tenancy: notification %q: %w", notificationID, ErrNotFound)
 	}

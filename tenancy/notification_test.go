@@ -28,7 +28,7 @@ func TestService_Notify(t *testing.T) {
 			edit(&n)
 			return n
 		}
-		if _, err := e.svc.Notify(ctx, tenant.ID, with(func(n *tenancy.NewNotification) { n.Key = "evt_taken" })); err != nil {
+		if _, err := e.svc.Notifications.Notify(ctx, tenant.ID, with(func(n *tenancy.NewNotification) { n.Key = "evt_taken" })); err != nil {
 			t.Fatalf("Notify: %v", err)
 		}
 
@@ -61,7 +61,7 @@ func TestService_Notify(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				got, err := e.svc.Notify(ctx, tc.tenantID, tc.in)
+				got, err := e.svc.Notifications.Notify(ctx, tc.tenantID, tc.in)
 				if tc.wantFields != nil {
 					wantFields(t, "Notify", err, tc.wantFields...)
 					return
@@ -107,7 +107,7 @@ func TestService_NotifyJoinsTransaction(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				err := database.RunInTx(ctx, e.db, func(ctx context.Context) error {
-					if _, err := e.svc.Notify(ctx, tenant.ID, n); err != nil {
+					if _, err := e.svc.Notifications.Notify(ctx, tenant.ID, n); err != nil {
 						return err
 					}
 					return tc.causeErr
@@ -127,13 +127,13 @@ func TestService_Notifications(t *testing.T) {
 		tenant, other := mustTenant(t, e.svc, catalog.PlanFree), mustTenant(t, e.svc, catalog.PlanFree)
 		var all []string // newest first
 		for range 25 {
-			n, err := e.svc.Notify(ctx, tenant.ID, tenancy.NewNotification{Type: tenancy.NotificationPaymentRefunded, Title: "Refund"})
+			n, err := e.svc.Notifications.Notify(ctx, tenant.ID, tenancy.NewNotification{Type: tenancy.NotificationPaymentRefunded, Title: "Refund"})
 			if err != nil {
 				t.Fatalf("Notify: %v", err)
 			}
 			all = append([]string{n.ID}, all...)
 		}
-		if _, err := e.svc.Notify(ctx, other.ID, tenancy.NewNotification{Type: tenancy.NotificationPaymentRefunded, Title: "Other"}); err != nil {
+		if _, err := e.svc.Notifications.Notify(ctx, other.ID, tenancy.NewNotification{Type: tenancy.NotificationPaymentRefunded, Title: "Other"}); err != nil {
 			t.Fatalf("Notify: %v", err)
 		}
 
@@ -151,7 +151,7 @@ func TestService_Notifications(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				got, more, err := e.svc.Notifications(ctx, tenant.ID, tc.filter)
+				got, more, err := e.svc.Notifications.List(ctx, tenant.ID, tc.filter)
 				wantErr(t, "Notifications", err, nil)
 				if !slices.Equal(notificationIDs(got), tc.want) || more != tc.wantMore {
 					t.Fatalf("Notifications(%+v): got %d ids more=%v, want %d more=%v", tc.filter, len(got), more, len(tc.want), tc.wantMore)
@@ -159,7 +159,7 @@ func TestService_Notifications(t *testing.T) {
 			})
 		}
 		t.Run("ErrInvalidBefore", func(t *testing.T) {
-			_, _, err := e.svc.Notifications(ctx, tenant.ID, tenancy.NotificationFilter{Before: "ntf_garbage"})
+			_, _, err := e.svc.Notifications.List(ctx, tenant.ID, tenancy.NotificationFilter{Before: "ntf_garbage"})
 			wantFields(t, "Notifications(bad before)", err, "cursor")
 		})
 	})
@@ -167,7 +167,7 @@ func TestService_Notifications(t *testing.T) {
 
 // filterStore records the filter the service hands to the Store.
 type filterStore struct {
-	tenancy.Store
+	tenancy.NotificationStore
 	got tenancy.NotificationFilter
 }
 
@@ -191,8 +191,8 @@ func TestService_NotificationsClampsLimit(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			store := &filterStore{}
-			svc := tenancy.NewService(store, catalog.Default())
-			if _, _, err := svc.Notifications(t.Context(), "ten_x", tenancy.NotificationFilter{Limit: tc.limit, UnreadOnly: true}); err != nil {
+			svc := tenancy.NewNotifications(store)
+			if _, _, err := svc.List(t.Context(), "ten_x", tenancy.NotificationFilter{Limit: tc.limit, UnreadOnly: true}); err != nil {
 				t.Fatalf("Notifications: %v", err)
 			}
 			if store.got.Limit != tc.wantLimit || !store.got.UnreadOnly {
@@ -207,7 +207,7 @@ func TestService_MarkNotificationRead(t *testing.T) {
 		ctx := t.Context()
 		tenant, other := mustTenant(t, e.svc, catalog.PlanFree), mustTenant(t, e.svc, catalog.PlanFree)
 		notify := func(tenantID string) tenancy.Notification {
-			n, err := e.svc.Notify(ctx, tenantID, tenancy.NewNotification{Type: tenancy.NotificationContractRequestUpdated, Title: "Approved"})
+			n, err := e.svc.Notifications.Notify(ctx, tenantID, tenancy.NewNotification{Type: tenancy.NotificationContractRequestUpdated, Title: "Approved"})
 			if err != nil {
 				t.Fatalf("Notify: %v", err)
 			}
@@ -234,7 +234,7 @@ func TestService_MarkNotificationRead(t *testing.T) {
 			t.Run(st.name, func(t *testing.T) {
 				e.clock.Set(st.now)
 				defer e.clock.Set(testNow())
-				got, err := e.svc.MarkNotificationRead(ctx, st.tenantID, st.id)
+				got, err := e.svc.Notifications.MarkRead(ctx, st.tenantID, st.id)
 				wantErr(t, "MarkNotificationRead", err, st.wantErr)
 				if st.wantErr == nil && (got.ID != st.id || got.ReadAt == nil || !got.ReadAt.Equal(st.wantReadAt)) {
 					t.Fatalf("MarkNotificationRead: got %+v, want read at %v", got, st.wantReadAt)

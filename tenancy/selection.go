@@ -21,7 +21,7 @@ type Credential struct {
 // SelectTenant records tenantID as the credential's active tenant, visible
 // to every server replica. ErrNotFound when the user is not a member (so
 // that a tenant one does not belong to is indistinguishable from none).
-func (s *Service) SelectTenant(ctx context.Context, cred Credential, tenantID string) (Membership, error) {
+func (s *Directory) SelectTenant(ctx context.Context, cred Credential, tenantID string) (Membership, error) {
 	if cred.PinnedTenantID != "" && cred.PinnedTenantID != tenantID {
 		return Membership{}, fmt.Errorf("tenancy: select %s: key is pinned to another tenant: %w", tenantID, ErrNotFound)
 	}
@@ -40,7 +40,7 @@ func (s *Service) SelectTenant(ctx context.Context, cred Credential, tenantID st
 // ErrNotMember otherwise), the key's pinned tenant, the credential's
 // selection, the user's only membership. ErrTenantNotSelected when the user
 // has several and chose none; ErrNoTenant when they have none.
-func (s *Service) ResolveTenant(ctx context.Context, cred Credential, requested string) (Membership, error) {
+func (s *Directory) ResolveTenant(ctx context.Context, cred Credential, requested string) (Membership, error) {
 	switch {
 	case requested != "":
 		if cred.PinnedTenantID != "" && requested != cred.PinnedTenantID {
@@ -78,7 +78,7 @@ func (s *Service) ResolveTenant(ctx context.Context, cred Credential, requested 
 	}
 }
 
-func (s *Service) membership(ctx context.Context, tenantID, userID string, notFound error) (Membership, error) {
+func (s *Directory) membership(ctx context.Context, tenantID, userID string, notFound error) (Membership, error) {
 	m, err := s.store.Membership(ctx, tenantID, userID)
 	if errors.Is(err, ErrNotFound) {
 		return Membership{}, fmt.Errorf("tenancy: tenant %s: %w", tenantID, notFound)

@@ -20,7 +20,7 @@ func TestService_ResolveTenant(t *testing.T) {
 		session := tenancy.Credential{Key: "sid:one", UserID: multi.ID}
 		otherSession := tenancy.Credential{Key: "sid:two", UserID: multi.ID}
 		pinned := tenancy.Credential{Key: "key:" + id.New(id.APIKey), UserID: multi.ID, PinnedTenantID: b.ID}
-		if _, err := e.svc.SelectTenant(ctx, session, a.ID); err != nil {
+		if _, err := e.svc.Directory.SelectTenant(ctx, session, a.ID); err != nil {
 			t.Fatalf("SelectTenant: %v", err)
 		}
 
@@ -46,7 +46,7 @@ func TestService_ResolveTenant(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				m, err := e.svc.ResolveTenant(ctx, tc.cred, tc.requested)
+				m, err := e.svc.Directory.ResolveTenant(ctx, tc.cred, tc.requested)
 				wantErr(t, "ResolveTenant", err, tc.wantErr)
 				if tc.wantErr == nil && (m.TenantID != tc.want || m.Role != tc.wantRole || m.UserID != tc.cred.UserID) {
 					t.Fatalf("ResolveTenant: got %+v, want tenant %s role %s", m, tc.want, tc.wantRole)
@@ -83,7 +83,7 @@ func TestService_SelectTenant(t *testing.T) {
 		}
 		for _, st := range steps {
 			t.Run(st.name, func(t *testing.T) {
-				m, err := e.svc.SelectTenant(ctx, st.cred, st.tenantID)
+				m, err := e.svc.Directory.SelectTenant(ctx, st.cred, st.tenantID)
 				wantErr(t, "SelectTenant", err, st.wantErr)
 				if st.wantErr == nil && m.TenantID != st.tenantID {
 					t.Fatalf("SelectTenant: got %+v, want tenant %s", m, st.tenantID)
@@ -91,7 +91,7 @@ func TestService_SelectTenant(t *testing.T) {
 				if st.wantResolve == "" {
 					return
 				}
-				got, err := e.svc.ResolveTenant(ctx, st.cred, "")
+				got, err := e.svc.Directory.ResolveTenant(ctx, st.cred, "")
 				wantErr(t, "ResolveTenant", err, nil)
 				if got.TenantID != st.wantResolve {
 					t.Fatalf("ResolveTenant after SelectTenant: got %s, want %s", got.TenantID, st.wantResolve)

@@ -8,18 +8,67 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 )
 
+// EntitlementState is what a tenant's entitlements are computed from, as
+// EntitlementStore.EntitlementState reads it in one go: the contract
+// (plan, seats, add-ons), the module switches and limit overrides, and,
+// when read for a period, the usage and the members.
+type EntitlementState struct {
+	TenantID string
+	// PlanID and Seats are the tenant's contract (tenants.plan_id, seats).
+	PlanID string
+	Seats  int
+	// Toggles are the tenant's explicit module switches.
+	Toggles map[string]bool
+	// AddOns are the modules bought as add-ons, sorted.
+	AddOns []string
+	// Overrides are the per-feature limit overrides; nil means unlimited.
+	Overrides map[string]*int64
+	// Period is the usage period ("2006-01") Usage and Members were read
+	// for; "" when they were not read.
+	Period string
+	// Usage is the usage of each metered feature in Period (absent: 0).
+	Usage map[string]int64
+	// Members is how many members the tenant has.
+	Members int64
+	// Member is the membership of the user StateQuery.MemberID named (its
+	// role; CreatedAt is not read), nil when the user is no member or no
+	// user was named.
+	Member *Membership
+}
+
+// StateQuery says what EntitlementStore.EntitlementState reads beside the
+// tenant's contract, switches, add-ons and overrides.
+type StateQuery struct {
+	// Period, when set, adds the tenant's usage of each feature in that
+	// period ("2006-01") and its member count.
+	Period string
+	// MemberID, when set, adds that user's membership of the tenant.
+	MemberID string
+}
+
 // stateKey is the context key of a request's EntitlementState.
 type stateKey struct{}
 
 // WithState returns ctx carrying st, the entitlement state of st.TenantID
 // read for the request ctx belongs to (ResolveTenantState reads it with
-// the caller's membership). The methods that only read entitlements —
-// RequireModule, Allowance, Consume's limit lookup, Modules,
-// Entitlements, Contract and ContractUsage — use it instead of reading
-// the store again when it is of the tenant they are asked about (and, for
-// usage, of the current period), so that a request's checks and its work
-// share one read. Methods that change entitlements always read the store.
-// Carry st only within the request it was read for: it is not refreshed.
+// the caller's membership). It is the one way a request's state is
+// shared: every read of a tenant's entitlements — Entitlements.State and
+// what is built on it (RequireModule, Allowance, Consume's limit lookup,
+// List, Get, ListWithModules, Modules.List, and the contract's current
+// terms and usage) — uses it instead of reading the store again when it is
+// of the tenant asked about (and, for usage, of the period asked about).
+//
+// It exists for round trips: on POST /api/v1/collections/invoices the
+// edge reads the state with the membership, and the module check and
+// billing's allowance then cost no query, where each would otherwise read
+// the state again (two more round trips per create; as many on
+// POST /api/tickets and the endpoints that show usage). Passing the state
+// down explicitly would thread it through billing's and support's
+// services, which also serve callers without a request.
+//
+// Changes of entitlements (Modules.Toggle, SetLimit, contract changes)
+// write through the store and do not update a state carried in the
+// context: carry st only within the request it was read for.
 func WithState(ctx context.Context, st EntitlementState) context.Context {
 	return context.WithValue(ctx, stateKey{}, st)
 }
@@ -34,9 +83,11 @@ func stateFrom(ctx context.Context, tenantID, period string) (EntitlementState, 
 	return st, true
 }
 
-// readState returns the tenant's entitlement state: the one ctx carries
-// (WithState) when it will do, else a read of the store.
-func (s *Service) readState(ctx context.Context, tenantID, period string) (EntitlementState, error) {
+// State returns the tenant's entitlement state, with its usage of period
+// ("2006-01", see Period) and its member count when period is set: the
+// one ctx carries (WithState) when it will do, else one read of the store.
+// ErrNotFound for an unknown tenant.
+func (s *Entitlements) State(ctx context.Context, tenantID, period string) (EntitlementState, error) {
 	if st, ok := stateFrom(ctx, tenantID, period); ok {
 		return st, nil
 	}
@@ -49,8 +100,8 @@ func (s *Service) readState(ctx context.Context, tenantID, period string) (Entit
 
 // state reads the tenant's entitlement state (with usage when period is
 // set) and its catalog plan.
-func (s *Service) state(ctx context.Context, tenantID, period string) (EntitlementState, catalog.Plan, error) {
-	st, err := s.readState(ctx, tenantID, period)
+func (s *Entitlements) state(ctx context.Context, tenantID, period string) (EntitlementState, catalog.Plan, error) {
+	st, err := s.State(ctx, tenantID, period)
 	if err != nil {
 		return EntitlementState{}, catalog.Plan{}, err
 	}
@@ -61,16 +112,16 @@ func (s *Service) state(ctx context.Context, tenantID, period string) (Entitleme
 	return st, plan, nil
 }
 
-// ResolveTenantState is ResolveTenant that also returns the entitlement
-// state of the tenant it resolves — with its usage of the current period
-// and its member count when usage is set — for a caller that checks
-// modules or limits or shows usage next (the HTTP edge, for endpoints
-// behind a module or about entitlements). When the request names its
-// tenant or the key is pinned to one, the membership and the state are
-// one read of the store; the membership's CreatedAt is then not read (as
-// ResolveTenant leaves it for a user's only membership). Errors as
-// ResolveTenant.
-func (s *Service) ResolveTenantState(ctx context.Context, cred Credential, requested string, usage bool) (Membership, EntitlementState, error) {
+// ResolveTenantState is Directory.ResolveTenant that also returns the
+// entitlement state of the tenant it resolves — with its usage of the
+// current period and its member count when usage is set — for a caller
+// that checks modules or limits or shows usage next (the HTTP edge, for
+// endpoints behind a module or about entitlements, which hands the state
+// on with WithState). When the request names its tenant or the key is
+// pinned to one, the membership and the state are one read of the store;
+// the membership's CreatedAt is then not read (as ResolveTenant leaves it
+// for a user's only membership). Errors as ResolveTenant.
+func (s *Entitlements) ResolveTenantState(ctx context.Context, cred Credential, requested string, usage bool) (Membership, EntitlementState, error) {
 	period := ""
 	if usage {
 		period = periodKey(s.now())
@@ -86,11 +137,11 @@ func (s *Service) ResolveTenantState(ctx context.Context, cred Credential, reque
 	default:
 		// The tenant comes from the selection or the only membership:
 		// known only once those are read.
-		m, err := s.ResolveTenant(ctx, cred, requested)
+		m, err := s.dir.ResolveTenant(ctx, cred, requested)
 		if err != nil {
 			return Membership{}, EntitlementState{}, err
 		}
-		st, err := s.readState(ctx, m.TenantID, period)
+		st, err := s.State(ctx, m.TenantID, period)
 		if err != nil {
 			return Membership{}, EntitlementState{}, err
 		}

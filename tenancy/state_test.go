@@ -22,7 +22,7 @@ func TestService_ResolveTenantState(t *testing.T) {
 		session := tenancy.Credential{Key: "sid:one", UserID: multi.ID}
 		otherSession := tenancy.Credential{Key: "sid:two", UserID: multi.ID}
 		pinned := tenancy.Credential{Key: "key:" + id.New(id.APIKey), UserID: multi.ID, PinnedTenantID: b.ID}
-		if _, err := e.svc.SelectTenant(ctx, session, a.ID); err != nil {
+		if _, err := e.svc.Directory.SelectTenant(ctx, session, a.ID); err != nil {
 			t.Fatalf("SelectTenant: %v", err)
 		}
 
@@ -49,7 +49,7 @@ func TestService_ResolveTenantState(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				m, st, err := e.svc.ResolveTenantState(ctx, tc.cred, tc.requested, true)
+				m, st, err := e.svc.Entitlements.ResolveTenantState(ctx, tc.cred, tc.requested, true)
 				wantErr(t, "ResolveTenantState", err, tc.wantErr)
 				if tc.wantErr != nil {
 					return
@@ -63,7 +63,7 @@ func TestService_ResolveTenantState(t *testing.T) {
 				if period, _, _ := tenancy.Period(testNow()); st.Period != period || st.Members < 1 {
 					t.Fatalf("state: usage of period %q with %d members, want %q and the members", st.Period, st.Members, period)
 				}
-				_, st, err = e.svc.ResolveTenantState(ctx, tc.cred, tc.requested, false)
+				_, st, err = e.svc.Entitlements.ResolveTenantState(ctx, tc.cred, tc.requested, false)
 				wantErr(t, "ResolveTenantState without usage", err, nil)
 				if st.TenantID != tc.want.ID || st.Period != "" || st.Usage != nil {
 					t.Fatalf("state without usage: got %+v", st)
@@ -90,27 +90,27 @@ func TestService_WithState(t *testing.T) {
 		st.Overrides = map[string]*int64{catalog.FeatureInvoices: &zero}
 		carried := tenancy.WithState(ctx, st)
 
-		wantErr(t, "RequireModule with the carried state", e.svc.RequireModule(carried, tn.ID, catalog.ModuleTickets), tenancy.ErrModuleDisabled)
-		wantErr(t, "RequireModule without it", e.svc.RequireModule(ctx, tn.ID, catalog.ModuleTickets), nil)
-		wantErr(t, "RequireModule of another tenant", e.svc.RequireModule(carried, other.ID, catalog.ModuleTickets), nil)
+		wantErr(t, "RequireModule with the carried state", e.svc.Entitlements.RequireModule(carried, tn.ID, catalog.ModuleTickets), tenancy.ErrModuleDisabled)
+		wantErr(t, "RequireModule without it", e.svc.Entitlements.RequireModule(ctx, tn.ID, catalog.ModuleTickets), nil)
+		wantErr(t, "RequireModule of another tenant", e.svc.Entitlements.RequireModule(carried, other.ID, catalog.ModuleTickets), nil)
 
-		a, err := e.svc.Allowance(carried, tn.ID, catalog.ModuleInvoices, catalog.FeatureInvoices)
+		a, err := e.svc.Entitlements.Allowance(carried, tn.ID, catalog.ModuleInvoices, catalog.FeatureInvoices)
 		wantErr(t, "Allowance", err, nil)
 		if a.Limit != 0 {
 			t.Fatalf("Allowance with the carried state: limit %d, want 0", a.Limit)
 		}
-		wantErr(t, "Use past the carried limit", e.svc.Use(carried, a, 1), tenancy.ErrLimitExceeded)
-		wantErr(t, "Consume with the carried state", e.svc.Consume(carried, tn.ID, catalog.FeatureInvoices, 1), tenancy.ErrLimitExceeded)
+		wantErr(t, "Use past the carried limit", e.svc.Entitlements.Use(carried, a, 1), tenancy.ErrLimitExceeded)
+		wantErr(t, "Consume with the carried state", e.svc.Entitlements.Consume(carried, tn.ID, catalog.FeatureInvoices, 1), tenancy.ErrLimitExceeded)
 
 		// Usage is read for the current period only: a state without it
 		// does not answer Entitlements.
-		es, err := e.svc.Entitlements(carried, tn.ID)
+		es, err := e.svc.Entitlements.List(carried, tn.ID)
 		wantErr(t, "Entitlements", err, nil)
 		for _, en := range es {
 			if en.Feature == catalog.FeatureInvoices && (en.Limit == nil || *en.Limit == 0) {
 				t.Fatalf("Entitlements used a state without usage: %+v", en)
 			}
 		}
-		wantErr(t, "Consume without the carried state", e.svc.Consume(ctx, tn.ID, catalog.FeatureInvoices, 1), nil)
+		wantErr(t, "Consume without the carried state", e.svc.Entitlements.Consume(ctx, tn.ID, catalog.FeatureInvoices, 1), nil)
 	})
 }

@@ -5,11 +5,28 @@
 // other domains consult before they create anything, and the notifications
 // that every domain leaves for a tenant in the transaction of their cause.
 //
-// The package is plain Go: Service holds the rules, Store is the persistence
-// it needs, and BunStore implements Store on Postgres and SQLite.
+// The package is plain Go, one service per concept, each with the small
+// Store interface it consumes, declared beside it:
+//
+//   - Directory (DirectoryStore): tenants, users, memberships, and which
+//     tenant a credential acts for;
+//   - Keys (KeyStore): API keys and authenticating them;
+//   - Entitlements (EntitlementStore): module checks, limits and usage;
+//   - Modules (ModuleStore): the modules a tenant switches on and off;
+//   - Notifications (NotificationStore): messages to a tenant.
+//
+// New wires them together. Package tenancy/bunstore implements every Store
+// on Postgres and SQLite; tenancy/tenancytest is their conformance suite.
+// The tenant's contract with the platform (plan, seats, add-ons, and the
+// requests that change them) is package tenancy/contract.
 package tenancy
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"github.com/tenantkit/tenantkit/catalog"
+)
 
 // Tenant is a customer company of the platform, subscribed to one plan of
 // the catalog.
@@ -44,4 +61,68 @@ type Membership struct {
 type TenantMembership struct {
 	Tenant Tenant
 	Role   Role
+}
+
+// Transactor runs fn in a transaction carried by the context fn receives,
+// and commits only when fn returns nil; inside a transaction ctx already
+// carries, fn runs in a savepoint of it. fn's error comes back unwrapped.
+// It is the one way tenancy's services make several store calls atomic:
+// every Store joins the transaction it finds in the context. The server
+// passes a database.Transactor; a Store written elsewhere pairs with its
+// own.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// Option configures a tenancy service.
+type Option func(*options)
+
+type options struct {
+	now func() time.Time
+}
+
+// WithClock makes the service read time from now (tests use a fixed clock).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+func newOptions(opts []Option) options {
+	o := options{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// Stores are the persistence of tenancy's services. One implementation may
+// fill every field, as bunstore's Store does (Store.Stores).
+type Stores struct {
+	Directory     DirectoryStore
+	Keys          KeyStore
+	Entitlements  EntitlementStore
+	Modules       ModuleStore
+	Notifications NotificationStore
+}
+
+// Services are tenancy's services, wired to each other by New.
+type Services struct {
+	Directory     *Directory
+	Keys          *Keys
+	Entitlements  *Entitlements
+	Modules       *Modules
+	Notifications *Notifications
+}
+
+// New returns tenancy's services on st, with plans from cat, running their
+// multi-step changes in transactions of tx. It panics when tx is nil, as
+// NewModules does.
+func New(st Stores, tx Transactor, cat *catalog.Catalog, opts ...Option) *Services {
+	dir := NewDirectory(st.Directory, cat, opts...)
+	notes := NewNotifications(st.Notifications, opts...)
+	ent := NewEntitlements(st.Entitlements, dir, notes, opts...)
+	return &Services{
+		Directory:     dir,
+		Keys:          NewKeys(st.Keys, dir, opts...),
+		Entitlements:  ent,
+		Modules:       NewModules(st.Modules, ent, notes, tx, opts...),
+		Notifications: notes,
+	}
 }

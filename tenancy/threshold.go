@@ -23,12 +23,13 @@ func thresholdMark(limit, pct int64) int64 {
 
 // notifyThresholds creates one entitlement.threshold notification for each
 // threshold that the increment from before to after crossed. The
-// increments of one counter are serialised by Store.ConsumeUsage, so each
-// mark is crossed by exactly one consumer; the notification key also keeps
-// it to one per feature, threshold and period when the limit changes
-// within the period. An increment that crosses both marks at once (a limit
-// below 5, or a large n) creates both.
-func (s *Service) notifyThresholds(ctx context.Context, tenantID, feature string, limit, before, after int64, now time.Time) error {
+// increments of one counter are serialised by
+// EntitlementStore.ConsumeUsage, so each mark is crossed by exactly one
+// consumer; the notification key also keeps it to one per feature,
+// threshold and period when the limit changes within the period. An
+// increment that crosses both marks at once (a limit below 5, or a large
+// n) creates both.
+func (s *Entitlements) notifyThresholds(ctx context.Context, tenantID, feature string, limit, before, after int64, now time.Time) error {
 	if limit <= 0 {
 		return nil
 	}
@@ -40,14 +41,14 @@ func (s *Service) notifyThresholds(ctx context.Context, tenantID, feature string
 		}
 		n := s.thresholdNotification(feature, pct, limit, after, start, end)
 		n.Key = fmt.Sprintf("%s:%s:%s:%d", NotificationEntitlementThreshold, feature, period, pct)
-		if _, err := s.Notify(ctx, tenantID, n); err != nil && !errors.Is(err, ErrConflict) {
+		if _, err := s.notes.Notify(ctx, tenantID, n); err != nil && !errors.Is(err, ErrConflict) {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Service) thresholdNotification(feature string, pct, limit, usage int64, start, end time.Time) NewNotification {
+func (s *Entitlements) thresholdNotification(feature string, pct, limit, usage int64, start, end time.Time) NewNotification {
 	name := s.featureName(feature)
 	month, unit := start.Format("January 2006"), strings.ToLower(name)
 	n := NewNotification{

@@ -31,7 +31,7 @@ type Invoices interface {
 	ApplyRefundByID(ctx context.Context, invoiceID string, amount int64, currency string) (billing.Invoice, error)
 }
 
-// Notifier tells a tenant what happened; *tenancy.Service implements it.
+// Notifier tells a tenant what happened; *tenancy.Notifications implements it.
 // Notify must run on the transaction carried by ctx and answer
 // tenancy.ErrConflict when n.Key was used before.
 type Notifier interface {

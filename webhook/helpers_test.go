@@ -12,6 +12,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -19,7 +20,7 @@ import (
 // database: BunStores, the billing and tenancy services, database.RunInTx.
 type dbEnv struct {
 	db       *bun.DB
-	tenancy  *tenancy.Service
+	tenancy  *tenancy.Services
 	billing  *billing.Service
 	store    webhook.Store
 	svc      *webhook.Service
@@ -30,17 +31,17 @@ type dbEnv struct {
 // database holding one tenant.
 func eachDB(t *testing.T, fn func(t *testing.T, e *dbEnv)) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
-		e := &dbEnv{db: db, tenancy: tenancy.NewService(tenancy.NewBunStore(db), catalog.Default())}
-		e.billing = billing.NewService(billing.NewBunStore(db), e.tenancy, e.tx)
+		e := &dbEnv{db: db, tenancy: tenancy.New(bunstore.New(db).Stores(), database.NewTransactor(db), catalog.Default())}
+		e.billing = billing.NewService(billing.NewBunStore(db), e.tenancy.Entitlements, e.tx)
 		e.store = webhook.NewBunStore(db)
-		e.svc = e.newService(e.store, e.tenancy)
-		tn, err := e.tenancy.CreateTenant(context.Background(), tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
+		e.svc = e.newService(e.store, e.tenancy.Notifications)
+		tn, err := e.tenancy.Directory.CreateTenant(context.Background(), tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.tenantID = tn.ID
 		fn(t, e)
-	}, tenancy.Migrations(), billing.Migrations(), webhook.Migrations())
+	}, bunstore.Migrations(), billing.Migrations(), webhook.Migrations())
 }
 
 func (e *dbEnv) tx(ctx context.Context, fn func(context.Context) error) error {
@@ -79,7 +80,7 @@ func (e *dbEnv) mustGet(tb testing.TB, invoiceID string) billing.Invoice {
 // notifications returns the tenant's notifications, newest first.
 func (e *dbEnv) notifications(tb testing.TB) []tenancy.Notification {
 	tb.Helper()
-	ns, _, err := e.tenancy.Notifications(context.Background(), e.tenantID, tenancy.NotificationFilter{Limit: 100})
+	ns, _, err := e.tenancy.Notifications.List(context.Background(), e.tenantID, tenancy.NotificationFilter{Limit: 100})
 	if err != nil {
 		tb.Fatalf("notifications: %v", err)
 	}

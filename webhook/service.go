@@ -37,7 +37,7 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 
 // NewService returns a Service that records events in store, applies
 // payments and refunds with invoices (a *billing.Service), notifies tenants
-// with notifier (a *tenancy.Service), and runs each event as one
+// with notifier (a *tenancy.Notifications), and runs each event as one
 // transaction with tx. A nil tx runs without one, which is only right for
 // stores without transactions in a single process (tests).
 func NewService(store Store, invoices Invoices, notifier Notifier, tx Tx, opts ...Option) *Service {

@@ -182,7 +182,7 @@ func TestHandleRollsBackOnFault(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *dbEnv) {
 		ctx := context.Background()
 		inv := e.mustInvoice(t, 1000)
-		notifier := &failingNotifier{Notifier: e.tenancy, fail: true}
+		notifier := &failingNotifier{Notifier: e.tenancy.Notifications, fail: true}
 		svc := e.newService(e.store, notifier)
 		body := event("evt_retry", "payment.succeeded", inv.ID, 1000, "USD")
 

@@ -18,6 +18,8 @@ import (
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 // app is what every subcommand works with: the database, the catalog and
@@ -28,10 +30,11 @@ type app struct {
 	db      *bun.DB
 	catalog *catalog.Catalog
 	// api is every service wired on the database (httpapi.NewConfig); the
-	// admin commands use its services directly.
-	api     httpapi.Config
-	tenancy *tenancy.Service
-	billing *billing.Service
+	// admin commands use the services directly.
+	api       httpapi.Config
+	tenancy   *tenancy.Services
+	contracts *contract.Service
+	billing   *billing.Service
 	// metrics holds the process's Prometheus instruments: Go runtime,
 	// process, database pool, and the API's own.
 	metrics *prometheus.Registry
@@ -85,7 +88,10 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 		collectors.NewDBStatsCollector(db.DB, "tenantkit"))
 	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg}
 	a.api = httpapi.NewConfig(db, cat)
-	a.tenancy, a.billing = a.api.Tenancy, a.api.Billing
+	store, tx := bunstore.New(db), database.NewTransactor(db)
+	a.tenancy = tenancy.New(store.Stores(), tx, cat)
+	a.contracts = contract.NewService(store, a.tenancy.Entitlements, a.tenancy.Notifications, tx, cat)
+	a.billing = a.api.Billing
 	return a, nil
 }
 

@@ -343,21 +343,21 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	svc := a.tenancy
 	switch name {
 	case "tenant create":
-		t, err := svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: tname, PlanID: plan})
+		t, err := svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: tname, PlanID: plan})
 		if err != nil {
 			return withValidPlans(err, a)
 		}
 		return output(stdout, cfg.JSON, map[string]string{"id": t.ID, "slug": t.Slug, "name": t.Name, "plan_id": t.PlanID},
 			fmt.Sprintf("created tenant %s (%s) on plan %s", t.ID, t.Slug, t.PlanID))
 	case "user create":
-		u, err := svc.CreateUser(ctx, tenancy.CreateUserInput{Email: email, Name: tname})
+		u, err := svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: email, Name: tname})
 		if err != nil {
 			return err
 		}
 		return output(stdout, cfg.JSON, map[string]string{"id": u.ID, "email": u.Email, "name": u.Name},
 			fmt.Sprintf("created user %s (%s)", u.ID, u.Email))
 	case "member add":
-		m, err := svc.AddMember(ctx, tenant, email, tenancy.Role(role))
+		m, err := svc.Directory.AddMember(ctx, tenant, email, tenancy.Role(role))
 		if err != nil {
 			return err
 		}
@@ -368,7 +368,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		for _, s := range list(scp) {
 			scopes = append(scopes, tenancy.Scope(s))
 		}
-		k, secret, err := svc.CreateAPIKey(ctx, tenancy.CreateAPIKeyInput{UserEmail: email, Scopes: scopes, Tenant: tenant, Name: tname})
+		k, secret, err := svc.Keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: email, Scopes: scopes, Tenant: tenant, Name: tname})
 		if err != nil {
 			return err
 		}
@@ -379,7 +379,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return output(stdout, cfg.JSON, apiKeyJSON{ID: k.ID, Key: secret, Scopes: k.Scopes, TenantID: pinned},
 			fmt.Sprintf("created API key %s for %s — store it now, it is not shown again:\n%s", k.ID, email, secret))
 	case "apikey revoke":
-		if err := svc.RevokeAPIKey(ctx, positional[0]); err != nil {
+		if err := svc.Keys.Revoke(ctx, positional[0]); err != nil {
 			return err
 		}
 		return output(stdout, cfg.JSON, map[string]any{"id": positional[0], "revoked": true}, "revoked "+positional[0])
@@ -393,10 +393,10 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 			}
 			lim = &n
 		}
-		if err := svc.SetLimit(ctx, tenant, feature, lim); err != nil {
+		if err := svc.Entitlements.SetLimit(ctx, tenant, feature, lim); err != nil {
 			return err
 		}
-		t, err := svc.FindTenant(ctx, tenant)
+		t, err := svc.Directory.FindTenant(ctx, tenant)
 		if err != nil {
 			return err
 		}

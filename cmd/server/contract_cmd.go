@@ -8,7 +8,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 // runContract runs the operator's contract commands:
@@ -56,21 +57,21 @@ func runContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 	switch sub {
 	case "approve", "reject":
-		decide := a.billing.ApproveContractRequest
+		decide := a.contracts.Approve
 		if sub == "reject" {
-			decide = a.billing.RejectContractRequest
+			decide = a.contracts.Reject
 		}
 		req, err := decide(ctx, positional[0], reason)
 		if err != nil {
 			return contractError(err)
 		}
 		human := fmt.Sprintf("contract request %s is %s", req.ID, req.Status)
-		if req.Status == billing.RequestApproved && req.EffectiveAt != nil {
+		if req.Status == contract.RequestApproved && req.EffectiveAt != nil {
 			human += fmt.Sprintf(", effective %s (apply with: server contract apply-due)", req.EffectiveAt.Format("2006-01-02"))
 		}
 		return output(stdout, cfg.JSON, contractJSON(req), human)
 	default:
-		done, err := a.billing.ApplyDue(ctx)
+		done, err := a.contracts.ApplyDue(ctx)
 		out := make([]contractRequestJSON, len(done))
 		lines := []string{fmt.Sprintf("%d due contract requests decided", len(done))}
 		for i, req := range done {
@@ -88,20 +89,20 @@ func runContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // the API shows it, with its tenant.
 type contractRequestJSON struct {
 	TenantID string `json:"tenant_id"`
-	billing.ContractRequest
+	contract.Request
 }
 
-func contractJSON(req billing.ContractRequest) contractRequestJSON {
-	return contractRequestJSON{TenantID: req.TenantID, ContractRequest: req}
+func contractJSON(req contract.Request) contractRequestJSON {
+	return contractRequestJSON{TenantID: req.TenantID, Request: req}
 }
 
 // contractError adds what an operator can do next to the errors they can
 // act on.
 func contractError(err error) error {
 	switch {
-	case errors.Is(err, billing.ErrNotFound):
+	case errors.Is(err, tenancy.ErrNotFound):
 		return fmt.Errorf("%w (request ids look like ccr_…)", err)
-	case errors.Is(err, billing.ErrInvalid):
+	case errors.Is(err, tenancy.ErrInvalid):
 		return fmt.Errorf("%w (the tenant's contract no longer allows this change; reject it with a reason)", err)
 	}
 	return err

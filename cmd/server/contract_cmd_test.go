@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 // mustSubmitContract submits a request for the tenant as its owner, as the
 // API would, through the app the CLI opens.
-func mustSubmitContract(t *testing.T, dbURL, tenantID, userID string, in billing.SubmitContractRequestInput) string {
+func mustSubmitContract(t *testing.T, dbURL, tenantID, userID string, in contract.SubmitInput) string {
 	t.Helper()
 	ctx := context.Background()
 	a, err := openApp(ctx, config{DatabaseURL: dbURL, LogLevel: "warn", LogFormat: "json"}, io.Discard, false)
@@ -21,9 +21,9 @@ func mustSubmitContract(t *testing.T, dbURL, tenantID, userID string, in billing
 		t.Fatal(err)
 	}
 	defer a.close()
-	req, err := a.billing.SubmitContractRequest(ctx, tenantID, userID, in)
+	req, err := a.contracts.Submit(ctx, tenantID, userID, in)
 	if err != nil {
-		t.Fatalf("SubmitContractRequest: %v", err)
+		t.Fatalf("Submit: %v", err)
 	}
 	return req.ID
 }
@@ -37,7 +37,7 @@ func TestContractCommands(t *testing.T) {
 		plan := "growth"
 
 		upgrade := mustSubmitContract(t, dbURL, tenantID, userID,
-			billing.SubmitContractRequestInput{Type: "change_plan", PlanID: &plan, Effective: "immediately"})
+			contract.SubmitInput{Type: "change_plan", PlanID: &plan, Effective: "immediately"})
 		got := mustCLIJSON(t, dbURL, "contract", "approve", upgrade, "--reason", "welcome")
 		if got["id"] != upgrade || got["status"] != "applied" || got["tenant_id"] != tenantID || got["reason"] != "welcome" {
 			t.Fatalf("contract approve --json = %v", got)
@@ -45,7 +45,7 @@ func TestContractCommands(t *testing.T) {
 
 		seats := 20
 		later := mustSubmitContract(t, dbURL, tenantID, userID,
-			billing.SubmitContractRequestInput{Type: "change_seats", Seats: &seats, Effective: "next_period"})
+			contract.SubmitInput{Type: "change_seats", Seats: &seats, Effective: "next_period"})
 		if out := string(mustCLI(t, dbURL, "contract", "approve", later)); !strings.Contains(out, "is approved, effective") {
 			t.Fatalf("contract approve of a next_period request printed %q", out)
 		}
@@ -56,7 +56,7 @@ func TestContractCommands(t *testing.T) {
 
 		module := "collections.dunning"
 		addOn := mustSubmitContract(t, dbURL, tenantID, userID,
-			billing.SubmitContractRequestInput{Type: "add_module", ModuleID: &module, Effective: "immediately"})
+			contract.SubmitInput{Type: "add_module", ModuleID: &module, Effective: "immediately"})
 		got = mustCLIJSON(t, dbURL, "contract", "reject", addOn, "--reason", "not now")
 		if got["status"] != "rejected" || got["reason"] != "not now" || got["applied_at"] != nil {
 			t.Fatalf("contract reject --json = %v", got)

@@ -112,7 +112,7 @@ func newWebhookSecret() string {
 // and is an admin of globex, bob does acme's billing, dave its support,
 // carol owns globex; four API keys and an open invoice of acme's.
 func seedDemo(ctx context.Context, a *app) (demoSeed, error) {
-	acme, err := a.tenancy.FindTenant(ctx, "acme")
+	acme, err := a.tenancy.Directory.FindTenant(ctx, "acme")
 	switch {
 	case errors.Is(err, tenancy.ErrNotFound):
 		var s demoSeed
@@ -135,14 +135,14 @@ func createDemo(ctx context.Context, a *app) (demoSeed, error) {
 		s.WebhookSecret = a.cfg.WebhookSecrets[0]
 	}
 	for _, in := range demoTenants {
-		t, err := svc.CreateTenant(ctx, in)
+		t, err := svc.Directory.CreateTenant(ctx, in)
 		if err != nil {
 			return s, err
 		}
 		s.Tenants = append(s.Tenants, demoTenant{ID: t.ID, Slug: t.Slug})
 	}
 	for _, in := range demoUsers {
-		u, err := svc.CreateUser(ctx, in)
+		u, err := svc.Directory.CreateUser(ctx, in)
 		if err != nil {
 			return s, fmt.Errorf("demo user %s: %w", in.Email, err)
 		}
@@ -159,12 +159,12 @@ func createDemo(ctx context.Context, a *app) (demoSeed, error) {
 		{"globex", "carol@globex.test", tenancy.RoleOwner},
 	}
 	for _, m := range members {
-		if _, err := svc.AddMember(ctx, m.tenant, m.email, m.role); err != nil {
+		if _, err := svc.Directory.AddMember(ctx, m.tenant, m.email, m.role); err != nil {
 			return s, err
 		}
 	}
 	for _, k := range demoKeys() {
-		key, secret, err := svc.CreateAPIKey(ctx, tenancy.CreateAPIKeyInput{
+		key, secret, err := svc.Keys.Create(ctx, tenancy.CreateAPIKeyInput{
 			UserEmail: k.email, Scopes: k.scopes, Tenant: k.tenant, Name: "demo"})
 		if err != nil {
 			return s, err
@@ -184,7 +184,7 @@ func createDemo(ctx context.Context, a *app) (demoSeed, error) {
 func existingDemo(ctx context.Context, a *app, acme tenancy.Tenant) (demoSeed, error) {
 	svc := a.tenancy
 	s := demoSeed{AlreadySeeded: true, APIKeys: []demoKey{}}
-	alice, err := svc.UserByEmail(ctx, "alice@acme.test")
+	alice, err := svc.Directory.UserByEmail(ctx, "alice@acme.test")
 	if err != nil && !errors.Is(err, tenancy.ErrNotFound) {
 		return s, err
 	}
@@ -193,14 +193,14 @@ func existingDemo(ctx context.Context, a *app, acme tenancy.Tenant) (demoSeed, e
 			"run the demo on an empty database, e.g. --database-url sqlite:./demo.db"}
 	}
 	for _, in := range demoTenants {
-		t, err := svc.FindTenant(ctx, in.Slug)
+		t, err := svc.Directory.FindTenant(ctx, in.Slug)
 		if err != nil {
 			return s, err
 		}
 		s.Tenants = append(s.Tenants, demoTenant{ID: t.ID, Slug: t.Slug})
 	}
 	for _, in := range demoUsers {
-		u, err := svc.UserByEmail(ctx, in.Email)
+		u, err := svc.Directory.UserByEmail(ctx, in.Email)
 		if err != nil {
 			return s, err
 		}
@@ -224,11 +224,11 @@ func existingDemo(ctx context.Context, a *app, acme tenancy.Tenant) (demoSeed, e
 }
 
 // ownsAcme reports whether alice owns acme, as the demo made her.
-func ownsAcme(ctx context.Context, svc *tenancy.Service, alice tenancy.User, acme tenancy.Tenant) bool {
+func ownsAcme(ctx context.Context, svc *tenancy.Services, alice tenancy.User, acme tenancy.Tenant) bool {
 	if alice.ID == "" {
 		return false
 	}
-	ms, err := svc.Memberships(ctx, alice.ID)
+	ms, err := svc.Directory.Memberships(ctx, alice.ID)
 	if err != nil {
 		return false
 	}
@@ -241,9 +241,9 @@ func ownsAcme(ctx context.Context, svc *tenancy.Service, alice tenancy.User, acm
 }
 
 // demoKeysValid reports whether every demo key of env still authenticates.
-func demoKeysValid(ctx context.Context, svc *tenancy.Service, env map[string]string) bool {
+func demoKeysValid(ctx context.Context, svc *tenancy.Services, env map[string]string) bool {
 	for _, k := range demoKeys() {
-		if _, _, err := svc.AuthenticateAPIKey(ctx, env[k.env]); err != nil {
+		if _, _, err := svc.Keys.Authenticate(ctx, env[k.env]); err != nil {
 			return false
 		}
 	}

@@ -184,7 +184,7 @@ func (a *app) backgroundJobs(ctx context.Context) {
 		} else if n > 0 {
 			a.log.Info().Int64("deleted", n).Msg("purged expired idempotency keys")
 		}
-		if applied, err := a.billing.ApplyDue(ctx); err != nil {
+		if applied, err := a.contracts.ApplyDue(ctx); err != nil {
 			a.log.Warn().Err(err).Msg("apply due contract changes")
 		} else if len(applied) > 0 {
 			a.log.Info().Int("applied", len(applied)).Msg("applied due contract changes")

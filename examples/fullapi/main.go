@@ -36,6 +36,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 // newHandler is the whole integration: the schema, the services on the
@@ -83,7 +84,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	key, err := seed(ctx, tenancy.NewService(tenancy.NewBunStore(db), catalog.Default()))
+	dir := tenancy.NewDirectory(bunstore.New(db), catalog.Default())
+	key, err := seed(ctx, dir, tenancy.NewKeys(bunstore.New(db), dir))
 	if err != nil {
 		return err
 	}
@@ -133,7 +135,7 @@ func openDB(dsn string) (db *bun.DB, what string, err error) {
 
 // seed makes tenant host with one owner and returns the owner's new API
 // key, or "" when an earlier start made them.
-func seed(ctx context.Context, svc *tenancy.Service) (string, error) {
+func seed(ctx context.Context, svc *tenancy.Directory, keys *tenancy.Keys) (string, error) {
 	_, err := svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "host", Name: "Host", PlanID: catalog.PlanStarter})
 	if errors.Is(err, tenancy.ErrConflict) {
 		return "", nil
@@ -147,6 +149,6 @@ func seed(ctx context.Context, svc *tenancy.Service) (string, error) {
 	if _, err := svc.AddMember(ctx, "host", "host@example.com", tenancy.RoleOwner); err != nil {
 		return "", err
 	}
-	_, key, err := svc.CreateAPIKey(ctx, tenancy.CreateAPIKeyInput{UserEmail: "host@example.com", Scopes: tenancy.Scopes()})
+	_, key, err := keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: "host@example.com", Scopes: tenancy.Scopes()})
 	return key, err
 }

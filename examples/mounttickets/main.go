@@ -30,6 +30,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 // sessions is the host's own session store: session token → user email.
@@ -37,7 +38,7 @@ type sessions map[string]string
 
 // hostApp is the whole integration: tenantkit's tickets at /support/, the
 // host's own pages beside them.
-func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *tenancy.Service, error) {
+func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *tenancy.Directory, error) {
 	if _, err := httpapi.Migrate(ctx, db); err != nil {
 		return nil, nil, err
 	}
@@ -47,7 +48,7 @@ func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *ten
 		if err != nil || sess[c.Value] == "" {
 			return nil, httpapi.ErrNoCredential
 		}
-		user, err := cfg.Tenancy.UserByEmail(r.Context(), sess[c.Value])
+		user, err := cfg.Directory.UserByEmail(r.Context(), sess[c.Value])
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +64,7 @@ func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *ten
 	mux.Handle("/support/", http.StripPrefix("/support", api.GroupHandler(httpapi.GroupSupport)))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("host home\n")) })
 	// The host's cookie is ambient: cross-origin browser writes are refused.
-	return http.NewCrossOriginProtection().Handler(mux), cfg.Tenancy, nil
+	return http.NewCrossOriginProtection().Handler(mux), tenancy.NewDirectory(bunstore.New(db), catalog.Default()), nil
 }
 
 func main() {
@@ -116,7 +117,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 }
 
 // seed gives the demo user a tenant to file tickets in.
-func seed(ctx context.Context, svc *tenancy.Service, email string) error {
+func seed(ctx context.Context, svc *tenancy.Directory, email string) error {
 	if _, err := svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "host", Name: "Host Inc", PlanID: catalog.PlanStarter}); err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -42,7 +43,7 @@ func TestHostReceivesPayment(t *testing.T) {
 	defer srv.Close()
 
 	// The tenant has an open invoice of 1999 USD.
-	ten, err := cfg.Tenancy.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "shop", Name: "Shop", PlanID: catalog.PlanStarter})
+	ten, err := tenancy.NewDirectory(bunstore.New(db), catalog.Default()).CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "shop", Name: "Shop", PlanID: catalog.PlanStarter})
 	if err != nil {
 		t.Fatal(err)
 	}

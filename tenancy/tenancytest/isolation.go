@@ -6,24 +6,34 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
-// testIsolation gives tenant B one of every tenant-owned row and checks
-// that none of it is visible to, or changeable through, tenant A.
-func testIsolation(t *testing.T, s tenancy.Store) {
+// The isolation tests give tenant B one of every row a store keeps and
+// check that none of it is visible to, or changeable through, tenant A.
+
+// testDirectoryIsolation: B's member is not A's.
+func testDirectoryIsolation(t *testing.T, s Backend) {
 	ctx := t.Context()
 	a, b := mustTenant(t, s), mustTenant(t, s)
 	userB := mustUser(t, s)
 	mustMember(t, s, b.ID, userB.ID, tenancy.RoleOwner)
-	if _, err := s.ConsumeUsage(ctx, b.ID, featureA, periodA, 3, -1); err != nil {
+
+	t.Run("Members", func(t *testing.T) {
+		_, err := s.Membership(ctx, a.ID, userB.ID)
+		wantErr(t, "Membership(A, B's member)", err, tenancy.ErrNotFound)
+	})
+}
+
+// testEntitlementIsolation: B's usage and limits are not A's, and A's
+// activity leaves them as they were.
+func testEntitlementIsolation(t *testing.T, s Backend) {
+	ctx := t.Context()
+	a, b := mustTenant(t, s), mustTenant(t, s)
+	if _, err := s.ConsumeUsage(ctx, b.ID, featureA, periodA, 3, -1, nil); err != nil {
 		t.Fatalf("ConsumeUsage(B): %v", err)
 	}
 	limit := int64(4)
 	if err := s.SetLimitOverride(ctx, b.ID, featureA, &limit); err != nil {
 		t.Fatalf("SetLimitOverride(B): %v", err)
 	}
-	if _, err := s.SetModuleToggle(ctx, b.ID, "support.sla", true, false, at(1)); err != nil {
-		t.Fatalf("SetModuleToggle(B): %v", err)
-	}
-	noteB := mustNotification(t, s, b.ID, "shared-key")
 
 	t.Run("Usage", func(t *testing.T) {
 		got, err := s.Usage(ctx, a.ID, featureA, periodA)
@@ -33,7 +43,7 @@ func testIsolation(t *testing.T, s tenancy.Store) {
 		}
 	})
 	t.Run("ConsumeUsage", func(t *testing.T) {
-		got, err := s.ConsumeUsage(ctx, a.ID, featureA, periodA, 1, 1)
+		got, err := s.ConsumeUsage(ctx, a.ID, featureA, periodA, 1, 1, nil)
 		wantErr(t, "ConsumeUsage(A) with limit 1", err, nil)
 		if got != 1 {
 			t.Fatalf("A's usage after consuming 1: got %d, want 1", got)
@@ -46,6 +56,25 @@ func testIsolation(t *testing.T, s tenancy.Store) {
 			t.Fatalf("A's overrides: got %s, want none", showLimits(got))
 		}
 	})
+	t.Run("BUnchanged", func(t *testing.T) {
+		used, err := s.Usage(ctx, b.ID, featureA, periodA)
+		wantErr(t, "Usage(B)", err, nil)
+		overrides, err := s.LimitOverrides(ctx, b.ID)
+		wantErr(t, "LimitOverrides(B)", err, nil)
+		if used != 3 || !sameLimits(overrides, map[string]*int64{featureA: &limit}) {
+			t.Fatalf("B after A's activity: usage %d, overrides %s; want 3, {%s=4}", used, showLimits(overrides), featureA)
+		}
+	})
+}
+
+// testModuleIsolation: B's switches are not A's.
+func testModuleIsolation(t *testing.T, s Backend) {
+	ctx := t.Context()
+	a, b := mustTenant(t, s), mustTenant(t, s)
+	if _, err := s.SetModuleToggle(ctx, b.ID, "support.sla", true, false, at(1)); err != nil {
+		t.Fatalf("SetModuleToggle(B): %v", err)
+	}
+
 	t.Run("ModuleToggles", func(t *testing.T) {
 		got, err := s.ModuleToggles(ctx, a.ID)
 		wantErr(t, "ModuleToggles(A)", err, nil)
@@ -60,6 +89,15 @@ func testIsolation(t *testing.T, s tenancy.Store) {
 			t.Fatalf("A enabling a module B enabled: got changed=false, want true")
 		}
 	})
+}
+
+// testNotificationIsolation: B's notifications are neither listed for A
+// nor read through A, and notification keys are per tenant.
+func testNotificationIsolation(t *testing.T, s Backend) {
+	ctx := t.Context()
+	a, b := mustTenant(t, s), mustTenant(t, s)
+	noteB := mustNotification(t, s, b.ID, "shared-key")
+
 	t.Run("Notifications", func(t *testing.T) {
 		got, more, err := s.Notifications(ctx, a.ID, tenancy.NotificationFilter{Limit: 100})
 		wantErr(t, "Notifications(A)", err, nil)
@@ -77,24 +115,6 @@ func testIsolation(t *testing.T, s tenancy.Store) {
 		wantErr(t, "Notifications(B)", err, nil)
 		if len(got) != 1 || got[0].ID != noteB.ID {
 			t.Fatalf("B's unread notifications after A tried to read one: got %v, want [%s]", ids(got), noteB.ID)
-		}
-	})
-	t.Run("Members", func(t *testing.T) {
-		n, err := s.CountMembers(ctx, a.ID)
-		wantErr(t, "CountMembers(A)", err, nil)
-		if n != 0 {
-			t.Fatalf("A's members: got %d, want 0", n)
-		}
-		_, err = s.Membership(ctx, a.ID, userB.ID)
-		wantErr(t, "Membership(A, B's member)", err, tenancy.ErrNotFound)
-	})
-	t.Run("BUnchanged", func(t *testing.T) {
-		used, err := s.Usage(ctx, b.ID, featureA, periodA)
-		wantErr(t, "Usage(B)", err, nil)
-		overrides, err := s.LimitOverrides(ctx, b.ID)
-		wantErr(t, "LimitOverrides(B)", err, nil)
-		if used != 3 || !sameLimits(overrides, map[string]*int64{featureA: &limit}) {
-			t.Fatalf("B after A's activity: usage %d, overrides %s; want 3, {%s=4}", used, showLimits(overrides), featureA)
 		}
 	})
 }

@@ -2,7 +2,7 @@ package tenancytest
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -11,7 +11,20 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
-func testCreateNotification(t *testing.T, s tenancy.Store) {
+// RunNotifications checks a tenancy.NotificationStore: every method, its
+// documented errors, and that no tenant sees or reads another's
+// notifications.
+func RunNotifications(t *testing.T, newBackend func(t *testing.T) Backend) {
+	t.Helper()
+	run(t, newBackend, []subtest{
+		{"CreateNotification", testCreateNotification},
+		{"Notifications", testNotifications},
+		{"MarkNotificationRead", testMarkNotificationRead},
+		{"Isolation", testNotificationIsolation},
+	})
+}
+
+func testCreateNotification(t *testing.T, s Backend) {
 	ctx := t.Context()
 	tenant := mustTenant(t, s)
 	first := mustNotification(t, s, tenant.ID, "evt_1")
@@ -49,7 +62,7 @@ func testCreateNotification(t *testing.T, s tenancy.Store) {
 	t.Run("ErrConflictKeepsTransaction", func(t *testing.T) {
 		later := first
 		later.ID = id.New(id.Notification)
-		err := s.RunInTx(ctx, func(ctx context.Context) error {
+		err := s.Tx.InTx(ctx, func(ctx context.Context) error {
 			dup := first
 			dup.ID = id.New(id.Notification)
 			if err := s.CreateNotification(ctx, dup, "evt_1"); err == nil {
@@ -66,7 +79,7 @@ func testCreateNotification(t *testing.T, s tenancy.Store) {
 	})
 }
 
-func testNotifications(t *testing.T, s tenancy.Store) {
+func testNotifications(t *testing.T, s Backend) {
 	ctx := t.Context()
 	tenant := mustTenant(t, s)
 	var n []string // n[0] oldest … n[4] newest
@@ -110,7 +123,7 @@ func testNotifications(t *testing.T, s tenancy.Store) {
 	}
 }
 
-func testMarkNotificationRead(t *testing.T, s tenancy.Store) {
+func testMarkNotificationRead(t *testing.T, s Backend) {
 	ctx := t.Context()
 	tenant := mustTenant(t, s)
 	want := mustNotification(t, s, tenant.ID, "")
@@ -138,71 +151,41 @@ func testMarkNotificationRead(t *testing.T, s tenancy.Store) {
 	})
 }
 
-// testRunInTx checks that RunInTx commits, rolls back, and nests as a
-// savepoint whose failure undoes only its own work.
-func testRunInTx(t *testing.T, s tenancy.Store) {
-	ctx := t.Context()
-	errBoom := errors.New("boom")
-	exists := func(t *testing.T, slug string) bool { return tenantExists(t, s, slug) }
-	create := func(ctx context.Context, slug string) error { return createBareTenant(ctx, s, slug) }
-
-	t.Run("Commit", func(t *testing.T) {
-		slug := "tx-" + unique()
-		wantErr(t, "RunInTx", s.RunInTx(ctx, func(ctx context.Context) error { return create(ctx, slug) }), nil)
-		if !exists(t, slug) {
-			t.Fatalf("tenant created in a committed transaction: not found")
-		}
-	})
-	t.Run("Rollback", func(t *testing.T) {
-		slug := "tx-" + unique()
-		err := s.RunInTx(ctx, func(ctx context.Context) error {
-			if err := create(ctx, slug); err != nil {
-				return err
-			}
-			return errBoom
-		})
-		wantErr(t, "RunInTx returns fn's error", err, errBoom)
-		if exists(t, slug) {
-			t.Fatalf("tenant created in a rolled-back transaction: found")
-		}
-	})
-	t.Run("NestedRollbackKeepsOuter", func(t *testing.T) {
-		outer, inner := "tx-"+unique(), "tx-"+unique()
-		err := s.RunInTx(ctx, func(ctx context.Context) error {
-			if err := create(ctx, outer); err != nil {
-				return err
-			}
-			err := s.RunInTx(ctx, func(ctx context.Context) error {
-				if err := create(ctx, inner); err != nil {
-					return err
-				}
-				return errBoom
-			})
-			if !errors.Is(err, errBoom) {
-				return fmt.Errorf("inner RunInTx: got %v, want %v", err, errBoom)
-			}
-			return nil
-		})
-		wantErr(t, "outer RunInTx", err, nil)
-		if !exists(t, outer) || exists(t, inner) {
-			t.Fatalf("after a failed savepoint: outer exists=%v, inner exists=%v; want true, false", exists(t, outer), exists(t, inner))
-		}
-	})
-}
-
-// tenantExists reports whether a tenant with slug is stored (outside any
-// transaction).
-func tenantExists(t *testing.T, s tenancy.Store, slug string) bool {
-	t.Helper()
-	_, err := s.TenantBySlug(t.Context(), slug)
-	if err != nil && !errors.Is(err, tenancy.ErrNotFound) {
-		t.Fatalf("TenantBySlug(%s): %v", slug, err)
+func mustNotification(tb testing.TB, s tenancy.NotificationStore, tenantID, key string) tenancy.Notification {
+	tb.Helper()
+	n := tenancy.Notification{
+		ID: id.New(id.Notification), TenantID: tenantID, Type: tenancy.NotificationPaymentSucceeded,
+		Title: "Payment received", Body: "Invoice INV-000001 was paid.",
+		Data: map[string]any{"invoice_id": "inv_x", "amount": 1999}, CreatedAt: at(0),
 	}
-	return err == nil
+	if err := s.CreateNotification(context.Background(), n, key); err != nil {
+		tb.Fatalf("CreateNotification(%s): %v", tenantID, err)
+	}
+	return n
 }
 
-// createBareTenant stores a minimal tenant with slug on ctx's transaction,
-// for the transaction tests.
-func createBareTenant(ctx context.Context, s tenancy.Store, slug string) error {
-	return s.CreateTenant(ctx, tenancy.Tenant{ID: id.New(id.Tenant), Slug: slug, Name: slug, PlanID: "free", Seats: 2, CreatedAt: at(0)})
+// sameNotification fails unless got is want as stored: same fields, times
+// equal, data equal once encoded (stores may decode numbers differently).
+func sameNotification(tb testing.TB, got, want tenancy.Notification) {
+	tb.Helper()
+	if got.ID != want.ID || got.TenantID != want.TenantID || got.Type != want.Type ||
+		got.Title != want.Title || got.Body != want.Body || !got.CreatedAt.Equal(want.CreatedAt) {
+		tb.Fatalf("notification: got %+v, want %+v", got, want)
+	}
+	if (got.ReadAt == nil) != (want.ReadAt == nil) || (got.ReadAt != nil && !got.ReadAt.Equal(*want.ReadAt)) {
+		tb.Fatalf("notification %s read_at: got %v, want %v", want.ID, got.ReadAt, want.ReadAt)
+	}
+	gotData, _ := json.Marshal(got.Data)
+	wantData, _ := json.Marshal(want.Data)
+	if string(gotData) != string(wantData) {
+		tb.Fatalf("notification %s data: got %s, want %s", want.ID, gotData, wantData)
+	}
+}
+
+func ids(ns []tenancy.Notification) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.ID
+	}
+	return out
 }

@@ -1,0 +1,60 @@
+package bunstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/bunstore"
+	"github.com/tenantkit/tenantkit/tenancy/tenancytest"
+)
+
+// TestStore runs the conformance suite of every tenancy store interface on
+// SQLite and Postgres. The suites key their data uniquely, so their
+// subtests share one database per dialect instead of paying for a fresh
+// Postgres database each.
+func TestStore(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		newBackend := func(*testing.T) tenancytest.Backend {
+			s := bunstore.New(db)
+			return tenancytest.Backend{DirectoryStore: s, KeyStore: s, EntitlementStore: s, ModuleStore: s,
+				NotificationStore: s, Contracts: s, Tx: database.NewTransactor(db)}
+		}
+		t.Run("Directory", func(t *testing.T) { tenancytest.RunDirectory(t, newBackend) })
+		t.Run("Keys", func(t *testing.T) { tenancytest.RunKeys(t, newBackend) })
+		t.Run("Entitlements", func(t *testing.T) { tenancytest.RunEntitlements(t, newBackend) })
+		t.Run("Modules", func(t *testing.T) { tenancytest.RunModules(t, newBackend) })
+		t.Run("Notifications", func(t *testing.T) { tenancytest.RunNotifications(t, newBackend) })
+	}, bunstore.Migrations())
+}
+
+// TestContractStore runs the contract.Store conformance suite on SQLite
+// and Postgres, one database per dialect, with the contract requests
+// emptied before each case (the scheduler's query spans tenants).
+func TestContractStore(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := bunstore.New(db)
+		for _, tn := range []tenancy.Tenant{
+			{ID: tenancytest.TenantA, Slug: "tenant-a", Name: "Tenant A"},
+			{ID: tenancytest.TenantB, Slug: "tenant-b", Name: "Tenant B"},
+		} {
+			tn.PlanID, tn.Seats, tn.CreatedAt = catalog.PlanFree, 2, time.Now().UTC()
+			if err := s.CreateTenant(ctx, tn); err != nil {
+				t.Fatalf("create tenant: %v", err)
+			}
+		}
+		tenancytest.RunContracts(t, func(t *testing.T) tenancytest.Backend {
+			if _, err := db.NewDelete().TableExpr("contract_requests").Where("TRUE").Exec(ctx); err != nil {
+				t.Fatalf("empty contract_requests: %v", err)
+			}
+			return tenancytest.Backend{DirectoryStore: s, ModuleStore: s, Contracts: s, Tx: database.NewTransactor(db)}
+		})
+	}, bunstore.Migrations())
+}

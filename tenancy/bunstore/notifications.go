@@ -1,0 +1,125 @@
+package bunstore
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+type notificationRow struct {
+	bun.BaseModel `bun:"table:notifications"`
+	TenantID      string     `bun:"tenant_id,pk"`
+	ID            string     `bun:"id,pk"`
+	Type          string     `bun:"type"`
+	Title         string     `bun:"title"`
+	Body          string     `bun:"body"`
+	Data          string     `bun:"data"`
+	DedupeKey     *string    `bun:"dedupe_key"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	ReadAt        *time.Time `bun:"read_at"`
+}
+
+func (r notificationRow) notification() (tenancy.Notification, error) {
+	data, err := decodeData(r.Data)
+	if err != nil {
+		return tenancy.Notification{}, database.Wrap(err)
+	}
+	n := tenancy.Notification{
+		ID: r.ID, TenantID: r.TenantID, Type: r.Type, Title: r.Title, Body: r.Body,
+		Data: data, CreatedAt: r.CreatedAt.UTC(),
+	}
+	if r.ReadAt != nil {
+		t := r.ReadAt.UTC()
+		n.ReadAt = &t
+	}
+	return n, nil
+}
+
+// CreateNotification implements tenancy.NotificationStore. ON CONFLICT DO
+// NOTHING, rather than catching the unique violation, keeps the caller's
+// Postgres transaction usable when the key is taken.
+func (s *Store) CreateNotification(ctx context.Context, n tenancy.Notification, key string) error {
+	if n.Data == nil {
+		n.Data = map[string]any{}
+	}
+	data, err := json.Marshal(n.Data)
+	if err != nil {
+		return database.Wrap(err)
+	}
+	row := notificationRow{
+		TenantID: n.TenantID, ID: n.ID, Type: n.Type, Title: n.Title, Body: n.Body,
+		Data: string(data), CreatedAt: n.CreatedAt, ReadAt: n.ReadAt,
+	}
+	if key != "" {
+		row.DedupeKey = &key
+	}
+	a := database.NewArgs(s.db)
+	res, err := database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row).On("CONFLICT DO NOTHING"), a)
+	return affected(res, err, tenancy.ErrConflict)
+}
+
+// Notifications implements tenancy.NotificationStore.
+func (s *Store) Notifications(ctx context.Context, tenantID string, f tenancy.NotificationFilter) ([]tenancy.Notification, bool, error) {
+	limit := max(f.Limit, 1) // the service clamped it; never scan without a bound
+	var rows []notificationRow
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).
+		OrderExpr("id DESC").Limit(int64(limit) + 1)
+	if f.UnreadOnly {
+		q = q.Where("read_at IS NULL")
+	}
+	if f.Before != "" {
+		q = q.Where("id < ?", f.Before)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, false, translate(err)
+	}
+	more := len(rows) > limit
+	if more {
+		rows = rows[:limit]
+	}
+	out := make([]tenancy.Notification, len(rows))
+	for i, r := range rows {
+		n, err := r.notification()
+		if err != nil {
+			return nil, false, err
+		}
+		out[i] = n
+	}
+	return out, more, nil
+}
+
+// MarkNotificationRead implements tenancy.NotificationStore.
+func (s *Store) MarkNotificationRead(ctx context.Context, tenantID, id string, at time.Time) (tenancy.Notification, error) {
+	var row notificationRow
+	err := database.ForTenant(s.conn(ctx).NewUpdate().Model(&row), tenantID).
+		Set("read_at = COALESCE(read_at, ?)", at).
+		Where("id = ?", id).
+		Returning("*").
+		Scan(ctx)
+	if err != nil {
+		return tenancy.Notification{}, translate(err)
+	}
+	return row.notification()
+}
+
+// decodeData decodes a notification's stored data, keeping numbers as
+// json.Number so that amounts keep every digit, as Notifications.Notify
+// returns them.
+func decodeData(stored string) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(stored))
+	dec.UseNumber()
+	var data map[string]any
+	if err := dec.Decode(&data); err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	return data, nil
+}

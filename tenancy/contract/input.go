@@ -1,0 +1,201 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/text"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// Bounds of SubmitInput.
+const (
+	// MaxRequestNoteLen is the longest note of a request, in characters.
+	MaxRequestNoteLen = 1000
+	// MaxReasonLen is the longest reason of a decision, in characters.
+	MaxReasonLen = 1000
+	// maxRefLen bounds plan and module ids in requests; catalog ids are
+	// far shorter.
+	maxRefLen = 100
+)
+
+// SubmitInput is the body of POST /api/contract-requests, decoded as is.
+// The validate tags let the HTTP edge refuse the obviously wrong early;
+// Service.Submit checks everything again, and checks the request against
+// the catalog and the tenant's terms.
+type SubmitInput struct {
+	// Type is change_plan, add_module, remove_module or change_seats.
+	Type string `json:"type" validate:"required,oneof=change_plan add_module remove_module change_seats"`
+	// PlanID is required for change_plan and refused otherwise.
+	PlanID *string `json:"plan_id,omitempty" validate:"omitempty,min=1,max=100"`
+	// ModuleID is required for add_module and remove_module and refused
+	// otherwise.
+	ModuleID *string `json:"module_id,omitempty" validate:"omitempty,min=1,max=100"`
+	// Seats is required for change_seats (1..MaxSeats) and
+	// refused otherwise.
+	Seats *int `json:"seats,omitempty" validate:"omitempty,min=1,max=100000"`
+	// Effective is next_period or immediately.
+	Effective string `json:"effective" validate:"required,oneof=next_period immediately"`
+	// Note is free text for the operator, up to MaxRequestNoteLen characters.
+	Note string `json:"note,omitempty" validate:"max=1000"`
+}
+
+// validateSubmit checks the shape of in and returns the request it asks
+// for (without id, tenant, status or times).
+func validateSubmit(in SubmitInput) (Request, error) {
+	f := fieldErrors{}
+	req := Request{Type: ChangeType(in.Type), Effective: Effective(in.Effective)}
+	if !req.Type.Valid() {
+		f.add("type", "must be one of: change_plan, add_module, remove_module, change_seats")
+	}
+	if !req.Effective.Valid() {
+		f.add("effective", "must be one of: next_period, immediately")
+	}
+	wants := map[string]bool{
+		"plan_id":   req.Type == ChangePlan,
+		"module_id": req.Type == AddModule || req.Type == RemoveModule,
+		"seats":     req.Type == ChangeSeats,
+	}
+	given := map[string]bool{"plan_id": in.PlanID != nil, "module_id": in.ModuleID != nil, "seats": in.Seats != nil}
+	for _, field := range []string{"plan_id", "module_id", "seats"} {
+		switch {
+		case !req.Type.Valid():
+		case wants[field] && !given[field]:
+			f.add(field, "is required for type %s", req.Type)
+		case !wants[field] && given[field]:
+			f.add(field, "must be omitted for type %s", req.Type)
+		}
+	}
+	if in.PlanID != nil {
+		if msg := text.Check(*in.PlanID, 1, maxRefLen); msg != "" {
+			f.add("plan_id", "%s", msg)
+		}
+		req.PlanID = ptrTo(*in.PlanID)
+	}
+	if in.ModuleID != nil {
+		if msg := text.Check(*in.ModuleID, 1, maxRefLen); msg != "" {
+			f.add("module_id", "%s", msg)
+		}
+		req.ModuleID = ptrTo(*in.ModuleID)
+	}
+	if in.Seats != nil {
+		if *in.Seats < 1 || *in.Seats > MaxSeats {
+			f.add("seats", "must be between 1 and %d", MaxSeats)
+		}
+		req.Seats = ptrTo(*in.Seats)
+	}
+	note, msg := text.Clean(in.Note, 0, MaxRequestNoteLen)
+	if msg != "" {
+		f.add("note", "%s", msg)
+	}
+	req.Note = note
+	if err := f.err(); err != nil {
+		return Request{}, err
+	}
+	return req, nil
+}
+
+// checkRequest checks req against the tenant's current terms and the
+// catalog: the plan or module must exist and be offered, the change must
+// change something, and the result must keep the contract's rules
+// (Terms.With) for a tenant with members members. Failures are a
+// *tenancy.InvalidError on plan_id, module_id or seats.
+func checkRequest(cat *catalog.Catalog, cur Terms, members int64, req Request) error {
+	switch {
+	case req.Type == ChangePlan && *req.PlanID == cur.PlanID:
+		return invalid("plan_id", "your organisation is already on plan %q", cur.PlanID)
+	case req.Type == ChangeSeats && *req.Seats == cur.Seats:
+		return invalid("seats", "your contract already has %d seats", cur.Seats)
+	}
+	if _, err := cur.With(cat, changeOf(req), members); err != nil {
+		return renameFields(err, map[string]string{"modules": "module_id"})
+	}
+	return nil
+}
+
+// changeOf is the change of terms a request asks for.
+func changeOf(req Request) Change {
+	var ch Change
+	switch req.Type {
+	case ChangePlan:
+		ch.PlanID = *req.PlanID
+	case AddModule:
+		ch.AddModules = []string{*req.ModuleID}
+	case RemoveModule:
+		ch.RemoveModules = []string{*req.ModuleID}
+	case ChangeSeats:
+		ch.Seats = ptrTo(*req.Seats)
+	}
+	return ch
+}
+
+// renameFields renames the fields of a *tenancy.InvalidError as rename
+// says, so that callers meet the field names of their input (Terms.With
+// says "modules" where a request has "module_id"). Other errors are
+// returned as they are.
+func renameFields(err error, rename map[string]string) error {
+	var te *tenancy.InvalidError
+	if !errors.As(err, &te) {
+		return err
+	}
+	f := fieldErrors{}
+	for field, msg := range te.FieldErrors() {
+		if to, ok := rename[field]; ok {
+			field = to
+		}
+		f.add(field, "%s", msg)
+	}
+	return f.err()
+}
+
+// fieldErrors collects validation failures; the first message per field
+// wins.
+type fieldErrors map[string]string
+
+func (f fieldErrors) add(field, format string, args ...any) {
+	if _, ok := f[field]; !ok {
+		f[field] = fmt.Sprintf(format, args...)
+	}
+}
+
+// err returns the collected failures as a *tenancy.InvalidError, or nil.
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &tenancy.InvalidError{Fields: f}
+}
+
+func invalid(field, format string, args ...any) *tenancy.InvalidError {
+	return &tenancy.InvalidError{Fields: map[string]string{field: fmt.Sprintf(format, args...)}}
+}
+
+// describe says in words what a request asks for: "change the plan to
+// Growth", "add the SLA add-on", "set the seats to 12".
+func describe(cat *catalog.Catalog, req Request) string {
+	switch req.Type {
+	case ChangePlan:
+		name := *req.PlanID
+		if p, ok := cat.Plan(name); ok {
+			name = p.Name
+		}
+		return fmt.Sprintf("change the plan to %s", name)
+	case AddModule, RemoveModule:
+		name := *req.ModuleID
+		if m, ok := cat.Module(name); ok {
+			name = m.Name
+		}
+		verb := "add"
+		if req.Type == RemoveModule {
+			verb = "remove"
+		}
+		return fmt.Sprintf("%s the %s add-on", verb, name)
+	case ChangeSeats:
+		return fmt.Sprintf("set the seats to %d", *req.Seats)
+	}
+	return strings.ReplaceAll(string(req.Type), "_", " ")
+}
+
+func ptrTo[T any](v T) *T { return &v }

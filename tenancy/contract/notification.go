@@ -1,0 +1,51 @@
+package contract
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/text"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// updatedNotification is the contract_request.updated notification that
+// tells a tenant where its request now stands.
+func updatedNotification(cat *catalog.Catalog, req Request) tenancy.NewNotification {
+	what := describe(cat, req)
+	data := map[string]any{
+		"contract_request_id": req.ID,
+		"type":                string(req.Type),
+		"status":              string(req.Status),
+		"effective":           string(req.Effective),
+	}
+	if req.EffectiveAt != nil {
+		data["effective_at"] = req.EffectiveAt.Format(time.RFC3339)
+	}
+	if req.Reason != "" {
+		data["reason"] = req.Reason
+	}
+	n := tenancy.NewNotification{Type: tenancy.NotificationContractRequestUpdated, Data: data}
+	switch req.Status {
+	case RequestApplied:
+		n.Title = "Contract change applied"
+		n.Body = fmt.Sprintf("Your request to %s (%s) has been applied.", what, req.ID)
+	case RequestApproved:
+		n.Title = "Contract change approved"
+		n.Body = fmt.Sprintf("Your request to %s (%s) was approved and takes effect on %s.",
+			what, req.ID, req.EffectiveAt.Format("2 January 2006"))
+	case RequestRejected:
+		n.Title = "Contract change rejected"
+		n.Body = fmt.Sprintf("Your request to %s (%s) was rejected.", what, req.ID)
+	case RequestCancelled:
+		n.Title = "Contract change cancelled"
+		n.Body = fmt.Sprintf("The request to %s (%s) was cancelled.", what, req.ID)
+	default:
+		n.Title = "Contract change " + string(req.Status)
+		n.Body = fmt.Sprintf("Your request to %s (%s) is %s.", what, req.ID, req.Status)
+	}
+	if req.Reason != "" {
+		n.Body += " Reason: " + text.Truncate(req.Reason, MaxReasonLen)
+	}
+	return n
+}

@@ -1,0 +1,309 @@
+package contract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/internal/text"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// Submit records the tenant's request, submitted by the user userID, as
+// pending. It is checked against the catalog and the
+// tenant's current contract: an unknown plan or module, the plan the
+// tenant is already on, a module the plan does not offer (or already
+// includes, or that is not on the contract for a removal), seats below the
+// tenant's members or above the plan's limit are a *tenancy.InvalidError
+// on plan_id, module_id or seats; a malformed input one on its field. A
+// second pending request of the same type is tenancy.ErrConflict, also
+// when both are submitted at once. The caller checks that the user may
+// submit (tenancy.PermContractsSubmit); the HTTP edge does.
+func (s *Service) Submit(ctx context.Context, tenantID, userID string, in SubmitInput) (Request, error) {
+	req, err := validateSubmit(in)
+	if err != nil {
+		return Request{}, fmt.Errorf("contract: submit request: %w", err)
+	}
+	cur, usage, err := s.currentUsage(ctx, tenantID)
+	if err != nil {
+		return Request{}, fmt.Errorf("contract: submit request: %w", err)
+	}
+	if err := checkRequest(s.catalog, cur, usage[catalog.FeatureSeats], req); err != nil {
+		return Request{}, fmt.Errorf("contract: submit %s request: %w", req.Type, err)
+	}
+	req.ID, req.TenantID, req.Status = id.New(id.Contract), tenantID, RequestPending
+	req.SubmittedBy, req.CreatedAt = userID, s.clock()
+	err = s.store.CreateRequest(ctx, req)
+	if errors.Is(err, tenancy.ErrConflict) {
+		return Request{}, fmt.Errorf("contract: submit %s request: %w", req.Type,
+			&kindError{msg: fmt.Sprintf("another %s request is pending; wait for its decision", req.Type), kind: tenancy.ErrConflict})
+	}
+	if err != nil {
+		return Request{}, fmt.Errorf("contract: submit %s request: %w", req.Type, err)
+	}
+	return req, nil
+}
+
+// Request returns the tenant's request with id. ErrRequestNotFound
+// (matching tenancy.ErrNotFound) when the tenant has none, whoever else
+// might.
+func (s *Service) Request(ctx context.Context, tenantID, requestID string) (Request, error) {
+	if !id.Valid(id.Contract, requestID) {
+		return Request{}, fmt.Errorf("contract: request %q: %w", requestID, ErrRequestNotFound)
+	}
+	req, err := s.store.Request(ctx, tenantID, requestID)
+	if err != nil {
+		return Request{}, fmt.Errorf("contract: request %s: %w", requestID, notFound(err))
+	}
+	return req, nil
+}
+
+// Requests returns a page of the tenant's requests, newest first, and
+// whether there are more (continue with f.Before set to the last id).
+// f.Limit is clamped to 1..MaxListLimit (0 means DefaultListLimit).
+// *tenancy.InvalidError for an unknown status ("status") or a Before that
+// is no request id ("cursor").
+func (s *Service) Requests(ctx context.Context, tenantID string, f Filter) ([]Request, bool, error) {
+	fe := fieldErrors{}
+	if f.Status != "" && !RequestStatus(f.Status).Valid() {
+		fe.add("status", "must be one of: pending, approved, applied, rejected, cancelled")
+	}
+	if f.Before != "" && !id.Valid(id.Contract, f.Before) {
+		fe.add("cursor", "is not a contract request position")
+	}
+	if err := fe.err(); err != nil {
+		return nil, false, fmt.Errorf("contract: list requests: %w", err)
+	}
+	f.Limit = clampLimit(f.Limit)
+	page, more, err := s.store.ListRequests(ctx, tenantID, f)
+	if err != nil {
+		return nil, false, fmt.Errorf("contract: list requests: %w", err)
+	}
+	return page, more, nil
+}
+
+// Approve is the operator's approval of a pending request,
+// known by its id alone (the tenant is looked up). An `immediately`
+// request is applied at once, in the same transaction: it ends applied,
+// and a change the tenant's contract no longer allows is an
+// *tenancy.InvalidError that leaves it pending (reject it then). A `next_period`
+// request ends approved, effective at the start of the next billing
+// period, when ApplyDue applies it. The tenant gets a
+// contract_request.updated notification in the same transaction.
+// *RequestTransitionError (tenancy.ErrConflict) unless the request is
+// pending; ErrRequestNotFound for an unknown id.
+func (s *Service) Approve(ctx context.Context, requestID, reason string) (Request, error) {
+	return s.decide(ctx, requestID, reason, "approve", func(ctx context.Context, req *Request, now time.Time) error {
+		req.Status, req.DecidedAt = RequestApproved, &now
+		if req.Effective == EffectiveImmediately {
+			req.EffectiveAt = &now
+			return s.apply(ctx, req, now)
+		}
+		_, _, end := tenancy.Period(now)
+		req.EffectiveAt = &end
+		return nil
+	})
+}
+
+// Reject is the operator's refusal of a pending request, with an optional
+// reason shown to the tenant. Nothing else changes; the tenant is
+// notified. *RequestTransitionError (tenancy.ErrConflict) unless the
+// request is pending; ErrRequestNotFound for an unknown id.
+func (s *Service) Reject(ctx context.Context, requestID, reason string) (Request, error) {
+	return s.decide(ctx, requestID, reason, "reject", func(_ context.Context, req *Request, now time.Time) error {
+		req.Status, req.DecidedAt = RequestRejected, &now
+		return nil
+	})
+}
+
+// Cancel withdraws one of the tenant's pending requests; its members are
+// notified. *RequestTransitionError (tenancy.ErrConflict) unless it is
+// pending (an approved request is the operator's to undo);
+// ErrRequestNotFound when the tenant has no such request.
+func (s *Service) Cancel(ctx context.Context, tenantID, requestID string) (Request, error) {
+	req, err := s.transitionRequest(ctx, tenantID, requestID, "cancel", "", func(_ context.Context, req *Request, now time.Time) error {
+		req.Status, req.DecidedAt = RequestCancelled, &now
+		return nil
+	})
+	if err != nil {
+		return Request{}, fmt.Errorf("contract: cancel %s: %w", requestID, err)
+	}
+	return req, nil
+}
+
+// ApplyDue applies every approved request whose effective time has come
+// (the start of the period after its approval), as the operator (`server
+// contract apply-due`) or a scheduler calls it at or after each period
+// boundary; calling it more often is harmless. Each request is applied in
+// its own transaction with its notification. A request the tenant's
+// contract no longer allows (its plan changed meanwhile, members grew past
+// the seats asked for) is rejected instead, with the reason, and the
+// tenant is told. It returns the requests it decided, in order; on a
+// storage failure, those decided before it and the error.
+func (s *Service) ApplyDue(ctx context.Context) ([]Request, error) {
+	const batch = 100
+	now := s.clock()
+	var done []Request
+	for {
+		due, err := s.store.DueRequests(ctx, now, batch)
+		if err != nil {
+			return done, fmt.Errorf("contract: apply due requests: %w", err)
+		}
+		for _, d := range due {
+			req, err := s.applyDue(ctx, d, now)
+			if errors.Is(err, tenancy.ErrConflict) {
+				continue // another scheduler got there first
+			}
+			if err != nil {
+				return done, fmt.Errorf("contract: apply due request %s: %w", d.ID, err)
+			}
+			done = append(done, req)
+		}
+		if len(due) < batch {
+			return done, nil
+		}
+	}
+}
+
+// applyDue applies one due request, or rejects it when it cannot be.
+func (s *Service) applyDue(ctx context.Context, due Request, now time.Time) (Request, error) {
+	return s.transitionRequest(ctx, due.TenantID, due.ID, "apply", "", func(ctx context.Context, req *Request, now time.Time) error {
+		if req.Status != RequestApproved || req.EffectiveAt == nil || req.EffectiveAt.After(now) {
+			return &RequestTransitionError{RequestID: req.ID, Status: req.Status, Action: "apply"}
+		}
+		err := s.tx.InTx(ctx, func(ctx context.Context) error { return s.apply(ctx, req, now) })
+		if !errors.Is(err, tenancy.ErrInvalid) {
+			return err
+		}
+		req.Status, req.AppliedAt = RequestRejected, nil
+		req.Reason = text.Truncate("could not be applied: "+fieldMessages(err), MaxReasonLen)
+		return nil
+	})
+}
+
+// decide runs an operator's decision on the request with id, whatever its
+// tenant.
+func (s *Service) decide(ctx context.Context, requestID, reason, action string,
+	change func(ctx context.Context, req *Request, now time.Time) error) (Request, error) {
+	reason, msg := text.Clean(reason, 0, MaxReasonLen)
+	if msg != "" {
+		return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, invalid("reason", "%s", msg))
+	}
+	tenantID, err := s.requestTenant(ctx, requestID)
+	if err != nil {
+		return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, err)
+	}
+	req, err := s.transitionRequest(ctx, tenantID, requestID, action, reason, change)
+	if err != nil {
+		return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, err)
+	}
+	return req, nil
+}
+
+// requestTenant finds the tenant of a request known by id alone.
+func (s *Service) requestTenant(ctx context.Context, requestID string) (string, error) {
+	if !id.Valid(id.Contract, requestID) {
+		return "", ErrRequestNotFound
+	}
+	tenantID, err := s.store.RequestTenant(ctx, requestID)
+	if err != nil {
+		return "", notFound(err)
+	}
+	return tenantID, nil
+}
+
+// transitionRequest runs a read-modify-write of one pending request (or,
+// for "apply", an approved one) in a transaction, holding its lock, and
+// notifies the tenant of the new status in the same transaction. A
+// non-empty reason replaces the request's.
+func (s *Service) transitionRequest(ctx context.Context, tenantID, requestID, action, reason string,
+	change func(ctx context.Context, req *Request, now time.Time) error) (Request, error) {
+	if !id.Valid(id.Contract, requestID) {
+		return Request{}, ErrRequestNotFound
+	}
+	var req Request
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if req, err = s.store.RequestForUpdate(ctx, tenantID, requestID); err != nil {
+			return notFound(err)
+		}
+		from := req.Status
+		if action != "apply" && from != RequestPending {
+			return &RequestTransitionError{RequestID: req.ID, Status: from, Action: action}
+		}
+		if reason != "" {
+			req.Reason = reason
+		}
+		if err := change(ctx, &req, s.clock()); err != nil {
+			return err
+		}
+		if err := s.store.UpdateRequest(ctx, req, from); err != nil {
+			return err
+		}
+		_, err = s.notes.Notify(ctx, tenantID, updatedNotification(s.catalog, req))
+		return err
+	})
+	if err != nil {
+		return Request{}, err
+	}
+	return req, nil
+}
+
+// apply changes the tenant's terms as the approved req asks and marks it
+// applied. It runs on the transaction in ctx.
+func (s *Service) apply(ctx context.Context, req *Request, now time.Time) error {
+	cur, err := s.Current(ctx, req.TenantID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case req.Type == ChangePlan && *req.PlanID == cur.PlanID:
+		return invalid("plan_id", "the organisation is already on plan %q", cur.PlanID)
+	case req.Type == ChangeSeats && *req.Seats == cur.Seats:
+		return invalid("seats", "the contract already has %d seats", cur.Seats)
+	}
+	if _, err := s.Change(ctx, req.TenantID, changeOf(*req)); err != nil {
+		return renameFields(err, map[string]string{"modules": "module_id"})
+	}
+	req.Status, req.AppliedAt = RequestApplied, &now
+	return nil
+}
+
+// notFound turns a store's tenancy.ErrNotFound into ErrRequestNotFound.
+func notFound(err error) error {
+	if errors.Is(err, tenancy.ErrNotFound) && !errors.Is(err, ErrRequestNotFound) {
+		return ErrRequestNotFound
+	}
+	return err
+}
+
+// fieldMessages flattens a *tenancy.InvalidError's messages for a reason.
+func fieldMessages(err error) string {
+	var ie *tenancy.InvalidError
+	if !errors.As(err, &ie) {
+		return err.Error()
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(ie.Fields)) {
+		parts = append(parts, k+" "+ie.Fields[k])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// clampLimit applies the list conventions: DefaultListLimit when unset,
+// else 1..MaxListLimit.
+func clampLimit(limit int) int {
+	switch {
+	case limit <= 0:
+		return DefaultListLimit
+	case limit > MaxListLimit:
+		return MaxListLimit
+	}
+	return limit
+}
