@@ -1,14 +1,11 @@
 package billing
 
 import (
-	"fmt"
 	"maps"
 	"net/mail"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
@@ -83,7 +80,7 @@ func validateCreate(in CreateInvoiceInput) (invoiceDraft, error) {
 	var d invoiceDraft
 
 	name := strings.TrimSpace(in.Customer.Name)
-	addText(f, "customer.name", name, true, MaxCustomerNameLen)
+	f.Text("customer.name", name, true, MaxCustomerNameLen)
 	email, code, msg := normalizeEmail(in.Customer.Email)
 	if msg != "" {
 		f.Add("customer.email", code, msg)
@@ -108,7 +105,7 @@ func validateCreate(in CreateInvoiceInput) (invoiceDraft, error) {
 		}
 	}
 	d.dueDate = in.DueDate
-	addText(f, "memo", in.Memo, false, MaxMemoLen)
+	f.Text("memo", in.Memo, false, MaxMemoLen)
 	d.memo = in.Memo
 	checkMetadata(f, in.Metadata)
 	d.metadata = maps.Clone(in.Metadata)
@@ -141,11 +138,11 @@ func checkMetadata(f field.Errors, m map[string]string) {
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if code, msg := textRule(k, true, MaxMetadataKeyLen); code != "" {
-			f.Addf("metadata", code, "key %q: %s", truncate(k, MaxMetadataKeyLen), msg)
+		if code, msg := field.Text(k, true, MaxMetadataKeyLen); code != "" {
+			f.Addf("metadata", code, "key %q: %s", field.Truncate(k, MaxMetadataKeyLen), msg)
 			return
 		}
-		if code, msg := textRule(m[k], false, MaxMetadataValueLen); code != "" {
+		if code, msg := field.Text(m[k], false, MaxMetadataValueLen); code != "" {
 			f.Addf("metadata", code, "value of %q: %s", k, msg)
 			return
 		}
@@ -157,7 +154,7 @@ func checkMetadata(f field.Errors, m map[string]string) {
 // message of what is wrong, or "", "".
 func normalizeEmail(s string) (email, code, msg string) {
 	email = strings.ToLower(strings.TrimSpace(s))
-	if code, msg := textRule(email, true, MaxEmailLen); code != "" {
+	if code, msg := field.Text(email, true, MaxEmailLen); code != "" {
 		return "", code, msg
 	}
 	addr, err := mail.ParseAddress(email)
@@ -165,58 +162,4 @@ func normalizeEmail(s string) (email, code, msg string) {
 		return "", field.Invalid, "must be a valid email address"
 	}
 	return email, "", ""
-}
-
-// addText records in f what is wrong with the text s at path, if anything
-// (textRule).
-func addText(f field.Errors, path, s string, required bool, maxLen int) {
-	if code, msg := textRule(s, required, maxLen); code != "" {
-		f.Add(path, code, msg)
-	}
-}
-
-// cleanText trims s and checks it with checkText.
-func cleanText(s string, minLen, maxLen int) (string, string) {
-	s = strings.TrimSpace(s)
-	return s, checkText(s, minLen, maxLen)
-}
-
-// checkText is textRule for checks that record only a message (with
-// fieldErrors.add): what is wrong with s, or "". minLen is 0 (optional)
-// or 1 (required).
-func checkText(s string, minLen, maxLen int) string {
-	_, msg := textRule(s, minLen > 0, maxLen)
-	return msg
-}
-
-// textRule returns the code and message of the rule s breaks, or "", "":
-// it must be valid UTF-8 of at most maxLen characters, not empty when
-// required, without NUL (which would not even fit a Postgres TEXT column)
-// or other control characters than tab and line breaks.
-func textRule(s string, required bool, maxLen int) (code, msg string) {
-	if !utf8.ValidString(s) {
-		return field.InvalidUTF8, "must be valid UTF-8"
-	}
-	switch n := utf8.RuneCountInString(s); {
-	case n == 0 && required:
-		return field.Required, "is required"
-	case n > maxLen:
-		return field.TooLong, fmt.Sprintf("must have at most %d characters", maxLen)
-	case strings.IndexByte(s, 0) >= 0:
-		return field.NulByte, "must not contain NUL (U+0000)"
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			return field.ControlCharacter, "must not contain control characters"
-		}
-	}
-	return "", ""
-}
-
-// truncate shortens s to at most n characters, for error messages.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

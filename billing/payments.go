@@ -8,7 +8,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/internal/arith"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/internal/text"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // maxLedger bounds the running sums of payments and of refunds of one
@@ -153,7 +153,7 @@ func (s *Service) applyMoneyByID(ctx context.Context, invoiceID string, amount i
 // applyTo applies a payment or refund in currency to inv and settles it.
 func applyTo(inv *Invoice, currency string, apply func(inv *Invoice) error, now time.Time) error {
 	if !strings.EqualFold(currency, inv.Currency) {
-		return fmt.Errorf("%w: %s is in %s, not %q", ErrCurrencyMismatch, inv.ID, inv.Currency, text.Truncate(currency, 8))
+		return fmt.Errorf("%w: %s is in %s, not %q", ErrCurrencyMismatch, inv.ID, inv.Currency, field.Truncate(currency, 8))
 	}
 	if err := apply(inv); err != nil {
 		return err

@@ -153,7 +153,7 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]In
 	}
 	if f.CustomerEmail != "" {
 		f.CustomerEmail = strings.ToLower(strings.TrimSpace(f.CustomerEmail))
-		addText(fe, "customer_email", f.CustomerEmail, true, MaxEmailLen)
+		fe.Text("customer_email", f.CustomerEmail, true, MaxEmailLen)
 	}
 	if f.Before != "" && !id.Valid(id.Invoice, f.Before) {
 		fe.Add("cursor", field.Invalid, "is not an invoice position")

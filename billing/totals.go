@@ -79,7 +79,7 @@ func computeTotals(f field.Errors, items []LineItemInput) (lines []LineItem, sub
 		path := fmt.Sprintf("line_items[%d]", i)
 		ok := true
 		desc := strings.TrimSpace(in.Description)
-		if code, msg := textRule(desc, true, MaxDescriptionLen); code != "" {
+		if code, msg := field.Text(desc, true, MaxDescriptionLen); code != "" {
 			f.Add(path+".description", code, msg)
 			ok = false
 		}

@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/internal/text"
-	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Bounds of SubmitInput.
@@ -22,36 +21,41 @@ const (
 )
 
 // SubmitInput is the body of POST /api/contract-requests, decoded as is.
-// The validate tags let the HTTP edge refuse the obviously wrong early;
-// Service.Submit checks everything again, and checks the request against
+// Service.Submit checks its shape (validateSubmit), then checks it against
 // the catalog and the tenant's terms.
 type SubmitInput struct {
 	// Type is change_plan, add_module, remove_module or change_seats.
-	Type string `json:"type" validate:"required,oneof=change_plan add_module remove_module change_seats"`
+	Type string `json:"type"`
 	// PlanID is required for change_plan and refused otherwise.
-	PlanID *string `json:"plan_id,omitempty" validate:"omitempty,min=1,max=100"`
+	PlanID *string `json:"plan_id,omitempty"`
 	// ModuleID is required for add_module and remove_module and refused
 	// otherwise.
-	ModuleID *string `json:"module_id,omitempty" validate:"omitempty,min=1,max=100"`
+	ModuleID *string `json:"module_id,omitempty"`
 	// Seats is required for change_seats (1..MaxSeats) and
 	// refused otherwise.
-	Seats *int `json:"seats,omitempty" validate:"omitempty,min=1,max=100000"`
+	Seats *int `json:"seats,omitempty"`
 	// Effective is next_period or immediately.
-	Effective string `json:"effective" validate:"required,oneof=next_period immediately"`
+	Effective string `json:"effective"`
 	// Note is free text for the operator, up to MaxRequestNoteLen characters.
-	Note string `json:"note,omitempty" validate:"max=1000"`
+	Note string `json:"note,omitempty"`
 }
 
 // validateSubmit checks the shape of in and returns the request it asks
 // for (without id, tenant, status or times).
 func validateSubmit(in SubmitInput) (Request, error) {
-	f := fieldErrors{}
+	f := field.Errors{}
 	req := Request{Type: ChangeType(in.Type), Effective: Effective(in.Effective)}
-	if !req.Type.Valid() {
-		f.add("type", "must be one of: change_plan, add_module, remove_module, change_seats")
+	switch {
+	case in.Type == "":
+		f.Required("type")
+	case !req.Type.Valid():
+		f.OneOf("type", string(ChangePlan), string(AddModule), string(RemoveModule), string(ChangeSeats))
 	}
-	if !req.Effective.Valid() {
-		f.add("effective", "must be one of: next_period, immediately")
+	switch {
+	case in.Effective == "":
+		f.Required("effective")
+	case !req.Effective.Valid():
+		f.OneOf("effective", string(EffectiveNextPeriod), string(EffectiveImmediately))
 	}
 	wants := map[string]bool{
 		"plan_id":   req.Type == ChangePlan,
@@ -59,39 +63,32 @@ func validateSubmit(in SubmitInput) (Request, error) {
 		"seats":     req.Type == ChangeSeats,
 	}
 	given := map[string]bool{"plan_id": in.PlanID != nil, "module_id": in.ModuleID != nil, "seats": in.Seats != nil}
-	for _, field := range []string{"plan_id", "module_id", "seats"} {
+	for _, name := range []string{"plan_id", "module_id", "seats"} {
 		switch {
 		case !req.Type.Valid():
-		case wants[field] && !given[field]:
-			f.add(field, "is required for type %s", req.Type)
-		case !wants[field] && given[field]:
-			f.add(field, "must be omitted for type %s", req.Type)
+		case wants[name] && !given[name]:
+			f.Addf(name, field.Required, "is required for type %s", req.Type)
+		case !wants[name] && given[name]:
+			f.Addf(name, field.Invalid, "must be omitted for type %s", req.Type)
 		}
 	}
 	if in.PlanID != nil {
-		if msg := text.Check(*in.PlanID, 1, maxRefLen); msg != "" {
-			f.add("plan_id", "%s", msg)
-		}
+		f.Text("plan_id", *in.PlanID, true, maxRefLen)
 		req.PlanID = ptrTo(*in.PlanID)
 	}
 	if in.ModuleID != nil {
-		if msg := text.Check(*in.ModuleID, 1, maxRefLen); msg != "" {
-			f.add("module_id", "%s", msg)
-		}
+		f.Text("module_id", *in.ModuleID, true, maxRefLen)
 		req.ModuleID = ptrTo(*in.ModuleID)
 	}
 	if in.Seats != nil {
 		if *in.Seats < 1 || *in.Seats > MaxSeats {
-			f.add("seats", "must be between 1 and %d", MaxSeats)
+			f.OutOfRange("seats", 1, MaxSeats)
 		}
 		req.Seats = ptrTo(*in.Seats)
 	}
-	note, msg := text.Clean(in.Note, 0, MaxRequestNoteLen)
-	if msg != "" {
-		f.add("note", "%s", msg)
-	}
-	req.Note = note
-	if err := f.err(); err != nil {
+	req.Note = strings.TrimSpace(in.Note)
+	f.Text("note", req.Note, false, MaxRequestNoteLen)
+	if err := f.Err(); err != nil {
 		return Request{}, err
 	}
 	return req, nil
@@ -131,45 +128,28 @@ func changeOf(req Request) Change {
 	return ch
 }
 
-// renameFields renames the fields of a *tenancy.InvalidError as rename
-// says, so that callers meet the field names of their input (Terms.With
-// says "modules" where a request has "module_id"). Other errors are
-// returned as they are.
+// renameFields renames the fields of a *field.InvalidError as rename says,
+// so that callers meet the field names of their input (Terms.With says
+// "modules" where a request has "module_id"). Other errors are returned as
+// they are.
 func renameFields(err error, rename map[string]string) error {
-	var te *tenancy.InvalidError
-	if !errors.As(err, &te) {
+	var ie *field.InvalidError
+	if !errors.As(err, &ie) {
 		return err
 	}
-	f := fieldErrors{}
-	for field, msg := range te.FieldErrors() {
-		if to, ok := rename[field]; ok {
-			field = to
+	f := field.Errors{}
+	for _, fe := range ie.Errors() {
+		if to, ok := rename[fe.Field]; ok {
+			fe.Field = to
 		}
-		f.add(field, "%s", msg)
+		f.Add(fe.Field, fe.Code, fe.Message)
 	}
-	return f.err()
+	return f.Err()
 }
 
-// fieldErrors collects validation failures; the first message per field
-// wins.
-type fieldErrors map[string]string
-
-func (f fieldErrors) add(field, format string, args ...any) {
-	if _, ok := f[field]; !ok {
-		f[field] = fmt.Sprintf(format, args...)
-	}
-}
-
-// err returns the collected failures as a *tenancy.InvalidError, or nil.
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return &tenancy.InvalidError{Fields: f}
-}
-
-func invalid(field, format string, args ...any) *tenancy.InvalidError {
-	return &tenancy.InvalidError{Fields: map[string]string{field: fmt.Sprintf(format, args...)}}
+// invalid is the error of one broken rule on one field.
+func invalid(path, format string, args ...any) *field.InvalidError {
+	return field.NewInvalidError(path, field.Invalid, fmt.Sprintf(format, args...))
 }
 
 // describe says in words what a request asks for: "change the plan to

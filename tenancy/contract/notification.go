@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/internal/text"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // updatedNotification is the contract_request.updated notification that
@@ -45,7 +45,7 @@ func updatedNotification(cat *catalog.Catalog, req Request) tenancy.NewNotificat
 		n.Body = fmt.Sprintf("Your request to %s (%s) is %s.", what, req.ID, req.Status)
 	}
 	if req.Reason != "" {
-		n.Body += " Reason: " + text.Truncate(req.Reason, MaxReasonLen)
+		n.Body += " Reason: " + field.Truncate(req.Reason, MaxReasonLen)
 	}
 	return n
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tenantkit/tenantkit/internal/text"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // MaxPreviewModules is the most modules a preview's hypothetical change
@@ -16,17 +16,17 @@ const MaxPreviewModules = 50
 // the current contract for the current period.
 type PreviewInput struct {
 	// PlanID, when set, is a plan to price instead of the current one.
-	PlanID *string `json:"plan_id,omitempty" validate:"omitempty,min=1,max=100"`
+	PlanID *string `json:"plan_id,omitempty"`
 	// Seats, when set, is a number of seats to price instead.
-	Seats *int `json:"seats,omitempty" validate:"omitempty,min=1,max=100000"`
+	Seats *int `json:"seats,omitempty"`
 	// Modules, when present (even empty), is the whole set of add-on
 	// modules to price instead of the contracted ones; modules the plan
 	// includes are ignored.
-	Modules []string `json:"modules,omitempty" validate:"omitempty,max=50,dive,min=1,max=100"`
+	Modules []string `json:"modules,omitempty"`
 	// Effective is when the change would take effect: next_period (the
 	// default) or immediately (prorated). Given alone, next_period previews
 	// the next period's invoice of the current contract.
-	Effective string `json:"effective,omitempty" validate:"omitempty,oneof=next_period immediately"`
+	Effective string `json:"effective,omitempty"`
 }
 
 // Preview computes the tenant's next invoice from its terms and its usage
@@ -49,27 +49,23 @@ func (s *Service) Preview(ctx context.Context, tenantID string, in PreviewInput)
 // previewChange checks in and returns the change it describes, nil for
 // none.
 func previewChange(in PreviewInput) (*PreviewChange, error) {
-	f := fieldErrors{}
+	f := field.Errors{}
 	if in.PlanID != nil {
-		if msg := text.Check(*in.PlanID, 1, maxRefLen); msg != "" {
-			f.add("plan_id", "%s", msg)
-		}
+		f.Text("plan_id", *in.PlanID, true, maxRefLen)
 	}
 	if in.Seats != nil && (*in.Seats < 1 || *in.Seats > MaxSeats) {
-		f.add("seats", "must be between 1 and %d", MaxSeats)
+		f.OutOfRange("seats", 1, MaxSeats)
 	}
 	if len(in.Modules) > MaxPreviewModules {
-		f.add("modules", "must list at most %d modules", MaxPreviewModules)
+		f.Addf("modules", field.TooMany, "must list at most %d modules", MaxPreviewModules)
 	}
 	for i, m := range in.Modules {
-		if msg := text.Check(m, 1, maxRefLen); msg != "" {
-			f.add(fmt.Sprintf("modules[%d]", i), "%s", msg)
-		}
+		f.Text(fmt.Sprintf("modules[%d]", i), m, true, maxRefLen)
 	}
 	if in.Effective != "" && !Effective(in.Effective).Valid() {
-		f.add("effective", "must be one of: next_period, immediately")
+		f.OneOf("effective", string(EffectiveNextPeriod), string(EffectiveImmediately))
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return nil, err
 	}
 	if in.PlanID == nil && in.Seats == nil && in.Modules == nil && in.Effective == "" {

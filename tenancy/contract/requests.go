@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/internal/text"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Submit records the tenant's request, submitted by the user userID, as
@@ -70,14 +68,14 @@ func (s *Service) Request(ctx context.Context, tenantID, requestID string) (Requ
 // *tenancy.InvalidError for an unknown status ("status") or a Before that
 // is no request id ("cursor").
 func (s *Service) Requests(ctx context.Context, tenantID string, f Filter) ([]Request, bool, error) {
-	fe := fieldErrors{}
+	fe := field.Errors{}
 	if f.Status != "" && !RequestStatus(f.Status).Valid() {
-		fe.add("status", "must be one of: pending, approved, applied, rejected, cancelled")
+		fe.OneOf("status", "pending", "approved", "applied", "rejected", "cancelled")
 	}
 	if f.Before != "" && !id.Valid(id.Contract, f.Before) {
-		fe.add("cursor", "is not a contract request position")
+		fe.Add("cursor", field.Invalid, "is not a contract request position")
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, false, fmt.Errorf("contract: list requests: %w", err)
 	}
 	f.Limit = clampLimit(f.Limit)
@@ -182,7 +180,7 @@ func (s *Service) applyDue(ctx context.Context, due Request, now time.Time) (Req
 			return err
 		}
 		req.Status, req.AppliedAt = RequestRejected, nil
-		req.Reason = text.Truncate("could not be applied: "+fieldMessages(err), MaxReasonLen)
+		req.Reason = field.Truncate("could not be applied: "+fieldMessages(err), MaxReasonLen)
 		return nil
 	})
 }
@@ -191,9 +189,9 @@ func (s *Service) applyDue(ctx context.Context, due Request, now time.Time) (Req
 // tenant.
 func (s *Service) decide(ctx context.Context, requestID, reason, action string,
 	change func(ctx context.Context, req *Request, now time.Time) error) (Request, error) {
-	reason, msg := text.Clean(reason, 0, MaxReasonLen)
-	if msg != "" {
-		return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, invalid("reason", "%s", msg))
+	reason = strings.TrimSpace(reason)
+	if code, msg := field.Text(reason, false, MaxReasonLen); code != "" {
+		return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, field.NewInvalidError("reason", code, msg))
 	}
 	tenantID, err := s.requestTenant(ctx, requestID)
 	if err != nil {
@@ -285,13 +283,13 @@ func notFound(err error) error {
 
 // fieldMessages flattens a *tenancy.InvalidError's messages for a reason.
 func fieldMessages(err error) string {
-	var ie *tenancy.InvalidError
+	var ie *field.InvalidError
 	if !errors.As(err, &ie) {
 		return err.Error()
 	}
 	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(ie.Fields)) {
-		parts = append(parts, k+" "+ie.Fields[k])
+	for _, fe := range ie.Errors() {
+		parts = append(parts, fe.Field+" "+fe.Message)
 	}
 	return strings.Join(parts, "; ")
 }

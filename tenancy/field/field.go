@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Codes of the rules a field can break. A client may branch on them; a
@@ -195,4 +197,47 @@ func (l Errors) InvalidError() *InvalidError {
 		fields[path] = f.Message
 	}
 	return &InvalidError{Fields: fields, errs: errs}
+}
+
+// Text returns the code and message of the rule the text s breaks, or "",
+// "": it must be valid UTF-8 of at most maxLen characters, not empty when
+// required, without NUL (which would not even fit a Postgres TEXT column)
+// or control characters other than tab and line breaks. Every domain checks
+// its free text (names, memos, notes, descriptions) with it, so that the
+// same mistake gets the same answer everywhere.
+func Text(s string, required bool, maxLen int) (code, msg string) {
+	if !utf8.ValidString(s) {
+		return InvalidUTF8, "must be valid UTF-8"
+	}
+	switch n := utf8.RuneCountInString(s); {
+	case n == 0 && required:
+		return Required, "is required"
+	case n > maxLen:
+		return TooLong, fmt.Sprintf("must have at most %d characters", maxLen)
+	case strings.IndexByte(s, 0) >= 0:
+		return NulByte, "must not contain NUL (U+0000)"
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return ControlCharacter, "must not contain control characters"
+		}
+	}
+	return "", ""
+}
+
+// Text records at path what is wrong with the text s, if anything (see
+// the function Text).
+func (l Errors) Text(path, s string, required bool, maxLen int) {
+	if code, msg := Text(s, required, maxLen); code != "" {
+		l.Add(path, code, msg)
+	}
+}
+
+// Truncate shortens s to at most n characters, marking the cut with "…",
+// for quoting client text in messages.
+func Truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
