@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
@@ -76,11 +77,11 @@ func eachContractEnv(t *testing.T, fn func(t *testing.T, e *contractEnv)) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		c := &clock{now: now()}
 		ten := tenancy.NewService(tenancy.NewBunStore(db), catalog.Default(), tenancy.WithClock(c.Now))
-		tx := func(ctx context.Context, fn func(context.Context) error) error { return database.RunInTx(ctx, db, fn) }
-		store := billing.NewBunStore(db)
+		tx := database.NewTransactor(db)
+		store := bunstore.New(db)
 		svc := billing.NewService(store, ten, tx, billing.WithClock(c.Now), billing.WithContracts(store, ten))
 		fn(t, &contractEnv{db: db, ten: ten, svc: svc, clock: c})
-	}, tenancy.Migrations(), billing.Migrations())
+	}, tenancy.Migrations(), bunstore.Migrations())
 }
 
 // mustTenantWithMembers creates a tenant on plan with an owner and

@@ -34,7 +34,7 @@ func TestCanTransitionRequest(t *testing.T) {
 // TestSubmitContractRequestInput checks the shape of requests, which is
 // refused before the tenant's contract is even read.
 func TestSubmitContractRequestInput(t *testing.T) {
-	svc := billing.NewService(newMemStore(), &fakeEntitlements{limit: -1}, nil,
+	svc := billing.NewService(newMemStore(), &fakeEntitlements{limit: -1}, noTx{},
 		billing.WithClock(now), billing.WithContracts(nil, failingTenancy{}))
 	tests := []struct {
 		name       string

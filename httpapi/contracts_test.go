@@ -11,10 +11,11 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
-	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -22,11 +23,8 @@ import (
 // operator is the platform side of contract requests: a billing service on
 // the test's database, as `server contract approve` would use.
 func operator(e *env) *billing.Service {
-	tx := func(ctx context.Context, fn func(context.Context) error) error {
-		return database.RunInTx(ctx, e.db, fn)
-	}
-	store := billing.NewBunStore(e.db)
-	return billing.NewService(store, e.svc, tx, billing.WithContracts(store, e.svc))
+	store := bunstore.New(e.db)
+	return billing.NewService(store, e.svc, tenantkit.NewTransactor(e.db), billing.WithContracts(store, e.svc))
 }
 
 // errorFields returns the field names of a problem's errors.
@@ -242,10 +240,10 @@ func TestInvoicePreview(t *testing.T) {
 	half := time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, func(cfg *httpapi.Config) {
-			tx := func(ctx context.Context, fn func(context.Context) error) error { return database.RunInTx(ctx, db, fn) }
-			store := billing.NewBunStore(db)
-			cfg.Billing = billing.NewService(store, cfg.Tenancy, tx,
+			store := bunstore.New(db)
+			svc := billing.NewService(store, cfg.Tenancy, tenantkit.NewTransactor(db),
 				billing.WithClock(func() time.Time { return half }), billing.WithContracts(store, cfg.Tenancy))
+			cfg.Billing, cfg.Contracts = svc, svc
 		})
 		preview := func(t *testing.T, body string) response {
 			t.Helper()

@@ -2,12 +2,32 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/billing"
 )
+
+// Contracts serves the contract requests and the invoice preview;
+// *billing.Service implements it.
+type Contracts interface {
+	// ContractRequests returns a page of the tenant's contract change
+	// requests, newest first, and whether more follow.
+	ContractRequests(ctx context.Context, tenantID string, f billing.ContractRequestFilter) ([]billing.ContractRequest, bool, error)
+	// SubmitContractRequest records the request of the user userID as
+	// pending. *billing.InvalidError; billing.ErrConflict when one of the
+	// same type is pending.
+	SubmitContractRequest(ctx context.Context, tenantID, userID string, in billing.SubmitContractRequestInput) (billing.ContractRequest, error)
+	// ContractRequest returns the tenant's request; billing.ErrNotFound.
+	ContractRequest(ctx context.Context, tenantID, requestID string) (billing.ContractRequest, error)
+	// Preview computes the tenant's next platform invoice, with in's
+	// hypothetical change when it has one.
+	Preview(ctx context.Context, tenantID string, in billing.PreviewInput) (billing.Preview, error)
+}
+
+var _ Contracts = (*billing.Service)(nil)
 
 // listContractRequests answers GET /api/contract-requests: the tenant's
 // contract change requests, newest first, filtered by ?status=.
@@ -17,7 +37,7 @@ func (a *API) listContractRequests(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	m, _ := MembershipFrom(r.Context())
-	reqs, more, err := a.cfg.Billing.ContractRequests(r.Context(), m.TenantID, billing.ContractRequestFilter{
+	reqs, more, err := a.cfg.Contracts.ContractRequests(r.Context(), m.TenantID, billing.ContractRequestFilter{
 		Status: r.URL.Query().Get("status"), Limit: limit, Before: before})
 	if err != nil {
 		return err
@@ -36,7 +56,7 @@ func (a *API) submitContractRequest(w http.ResponseWriter, r *http.Request) erro
 	}
 	p, _ := PrincipalFrom(r.Context())
 	m, _ := MembershipFrom(r.Context())
-	req, err := a.cfg.Billing.SubmitContractRequest(r.Context(), m.TenantID, p.User.ID, in)
+	req, err := a.cfg.Contracts.SubmitContractRequest(r.Context(), m.TenantID, p.User.ID, in)
 	if err != nil {
 		return err
 	}
@@ -68,7 +88,7 @@ func (a *API) previewInvoice(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	m, _ := MembershipFrom(r.Context())
-	preview, err := a.cfg.Billing.Preview(r.Context(), m.TenantID, in)
+	preview, err := a.cfg.Contracts.Preview(r.Context(), m.TenantID, in)
 	if err != nil {
 		return err
 	}
@@ -80,7 +100,7 @@ func (a *API) previewInvoice(w http.ResponseWriter, r *http.Request) error {
 // tenant's request is 404.
 func (a *API) getContractRequest(w http.ResponseWriter, r *http.Request) error {
 	m, _ := MembershipFrom(r.Context())
-	req, err := a.cfg.Billing.ContractRequest(r.Context(), m.TenantID, r.PathValue("id"))
+	req, err := a.cfg.Contracts.ContractRequest(r.Context(), m.TenantID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

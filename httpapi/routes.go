@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"reflect"
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -106,13 +107,13 @@ func (a *API) table() []endpoint {
 
 		// Contracts & Billing
 		{method: "GET", path: "/api/contract-requests", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.listContractRequests)},
+			permission: tenancy.PermContractsRead, handle: with(a.cfg.Contracts, a.listContractRequests)},
 		{method: "POST", path: "/api/contract-requests", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsSubmit, state: true, idempotent: true, handle: with(a.cfg.Billing, a.submitContractRequest)},
+			permission: tenancy.PermContractsSubmit, state: true, idempotent: true, handle: with(a.cfg.Contracts, a.submitContractRequest)},
 		{method: "GET", path: "/api/contract-requests/{id}", group: GroupContracts, tenant: true,
-			permission: tenancy.PermContractsRead, handle: with(a.cfg.Billing, a.getContractRequest)},
+			permission: tenancy.PermContractsRead, handle: with(a.cfg.Contracts, a.getContractRequest)},
 		{method: "POST", path: "/api/invoices/preview", group: GroupContracts, tenant: true,
-			permission: tenancy.PermBillingPreview, state: true, handle: with(a.cfg.Billing, a.previewInvoice)},
+			permission: tenancy.PermBillingPreview, state: true, handle: with(a.cfg.Contracts, a.previewInvoice)},
 
 		// Catalog
 		{method: "GET", path: "/api/catalog/public", group: GroupCatalog, public: true, handle: a.publicCatalog},
@@ -146,8 +147,8 @@ func (ep endpoint) scope() tenancy.Scope { return ep.permission.Scope() }
 
 // with returns handle when the service it needs is configured, else nil
 // (501 not configured): a host app may serve only some groups.
-func with[S any](service *S, handle handlerFunc) handlerFunc {
-	if service == nil {
+func with(service any, handle handlerFunc) handlerFunc {
+	if v := reflect.ValueOf(service); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 		return nil
 	}
 	return handle

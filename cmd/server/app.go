@@ -13,9 +13,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -27,9 +27,9 @@ type app struct {
 	log     zerolog.Logger
 	db      *bun.DB
 	catalog *catalog.Catalog
-	// api is every service wired on the database (httpapi.NewConfig); the
+	// kit is every service wired on the database (tenantkit.New); the
 	// admin commands use its services directly.
-	api     httpapi.Config
+	kit     *tenantkit.App
 	tenancy *tenancy.Service
 	billing *billing.Service
 	// metrics holds the process's Prometheus instruments: Go runtime,
@@ -71,7 +71,7 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 		return nil, err
 	}
 	if migrate {
-		n, err := httpapi.Migrate(ctx, db)
+		n, err := tenantkit.Migrate(ctx, db)
 		if err != nil {
 			_ = db.Close()
 			return nil, err
@@ -84,8 +84,11 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db.DB, "tenantkit"))
 	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg}
-	a.api = httpapi.NewConfig(db, cat)
-	a.tenancy, a.billing = a.api.Tenancy, a.api.Billing
+	if a.kit, err = tenantkit.New(db, cat); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	a.tenancy, a.billing = a.kit.Tenancy, a.kit.Billing
 	return a, nil
 }
 

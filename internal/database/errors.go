@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/tenantkit/tenantkit/internal/fault"
 )
 
 // IsUniqueViolation reports whether err is a unique or primary-key
@@ -40,7 +42,8 @@ func IsForeignKeyViolation(err error) bool {
 
 // ErrUnavailable marks a database failure that is not the caller's fault
 // (connection lost, server restarting, lock timeout). Callers may retry.
-var ErrUnavailable = errors.New("database unavailable")
+// It is fault.ErrUnavailable, which the HTTP edge answers with 503.
+var ErrUnavailable = fault.ErrUnavailable
 
 // Wrap hides a driver error behind ErrUnavailable so that no driver type
 // leaves a store; the message is kept for the logs. Context cancellation

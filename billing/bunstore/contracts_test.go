@@ -1,4 +1,4 @@
-package billing_test
+package bunstore_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/billing/billingtest"
+	"github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -22,7 +23,7 @@ func TestBunStoreContracts(t *testing.T) {
 			if _, err := db.NewDelete().TableExpr("contract_requests").Where("TRUE").Exec(ctx); err != nil {
 				t.Fatalf("empty contract_requests: %v", err)
 			}
-			return billing.NewBunStore(db)
+			return bunstore.New(db)
 		})
-	}, tenancy.Migrations(), billing.Migrations())
+	}, tenancy.Migrations(), bunstore.Migrations())
 }

@@ -1,4 +1,4 @@
-package billing_test
+package bunstore_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/billing/billingtest"
+	"github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -26,24 +27,20 @@ func TestBunStore(t *testing.T) {
 					t.Fatalf("empty %s: %v", table, err)
 				}
 			}
-			return billing.NewBunStore(db)
+			return bunstore.New(db)
 		})
-	}, tenancy.Migrations(), billing.Migrations())
-}
-
-func TestMemStore(t *testing.T) {
-	billingtest.Run(t, func(t *testing.T) billing.Store { return newMemStore() })
+	}, tenancy.Migrations(), bunstore.Migrations())
 }
 
 func TestBunStoreUnknownTenant(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
-		s := billing.NewBunStore(db)
+		s := bunstore.New(db)
 		inv := billing.Invoice{ID: "inv_01jd0000000000000000000000", TenantID: "ten_nobody", Number: "INV-000001",
 			Status: billing.StatusDraft, Currency: "USD", CreatedAt: time.Now().UTC()}
 		if err := s.CreateInvoice(context.Background(), inv); !errors.Is(err, billing.ErrNotFound) {
 			t.Fatalf("CreateInvoice for an unknown tenant: got %v, want ErrNotFound", err)
 		}
-	}, tenancy.Migrations(), billing.Migrations())
+	}, tenancy.Migrations(), bunstore.Migrations())
 }
 
 // mustSuiteTenants stores the two tenants the conformance suites write for.

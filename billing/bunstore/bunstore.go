@@ -1,4 +1,14 @@
-package billing
+// Package bunstore is billing's Store on Postgres or SQLite through Bun,
+// with the schema it needs (Migrations). Every query runs on the
+// transaction the context carries when there is one, so that a
+// billing.Service operation commits or rolls back as one.
+//
+// Every query binds its values (database.Args) rather than letting Bun
+// write them into the SQL text, so that Postgres prepares and plans each
+// statement once per connection: on a create that saves Postgres about
+// 0.1 ms of CPU for this store's statements, and half a millisecond over
+// the whole request (internal/database/bind.go has the measurements).
+package bunstore
 
 import (
 	"context"
@@ -11,23 +21,24 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/internal/database"
 )
 
-// BunStore is the Store on Postgres or SQLite through Bun. Every query runs
-// on the transaction carried by the context when there is one, and every
-// query of invoices goes through database.ForTenant.
-type BunStore struct {
+// Store is the billing.Store on Postgres or SQLite through Bun. Every
+// query runs on the transaction carried by the context when there is one,
+// and every query of invoices goes through database.ForTenant.
+type Store struct {
 	db bun.IDB
 }
 
-var _ Store = (*BunStore)(nil)
+var _ billing.Store = (*Store)(nil)
 
-// NewBunStore returns a Store on db. Apply tenancy.Migrations and
-// Migrations first.
-func NewBunStore(db bun.IDB) *BunStore { return &BunStore{db: db} }
+// New returns a Store on db. Apply tenancy's migrations and Migrations
+// first.
+func New(db bun.IDB) *Store { return &Store{db: db} }
 
-func (s *BunStore) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
+func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
 
 type invoiceRow struct {
 	bun.BaseModel `bun:"table:invoices"`
@@ -64,7 +75,7 @@ type lineRow struct {
 	Amount      int64  `json:"amount"`
 }
 
-func toRow(inv Invoice) (invoiceRow, error) {
+func toRow(inv billing.Invoice) (invoiceRow, error) {
 	lines := make([]lineRow, len(inv.LineItems))
 	for i, l := range inv.LineItems {
 		lines[i] = lineRow(l)
@@ -95,28 +106,28 @@ func toRow(inv Invoice) (invoiceRow, error) {
 	return row, nil
 }
 
-func (r invoiceRow) invoice() (Invoice, error) {
+func (r invoiceRow) invoice() (billing.Invoice, error) {
 	var lines []lineRow
 	if err := json.Unmarshal([]byte(r.LineItems), &lines); err != nil {
-		return Invoice{}, fmt.Errorf("billing: decode line items of %s: %w", r.ID, err)
+		return billing.Invoice{}, fmt.Errorf("billing: decode line items of %s: %w", r.ID, err)
 	}
 	meta := map[string]string{}
 	if err := json.Unmarshal([]byte(r.Metadata), &meta); err != nil {
-		return Invoice{}, fmt.Errorf("billing: decode metadata of %s: %w", r.ID, err)
+		return billing.Invoice{}, fmt.Errorf("billing: decode metadata of %s: %w", r.ID, err)
 	}
 	if meta == nil { // a stored "null"
 		meta = map[string]string{}
 	}
-	inv := Invoice{
-		ID: r.ID, TenantID: r.TenantID, Number: r.Number, Status: Status(r.Status),
-		Customer: Customer{Name: r.CustomerName, Email: r.CustomerEmail}, Currency: r.Currency,
-		LineItems: make([]LineItem, len(lines)), Subtotal: r.Subtotal, Tax: r.Tax, Total: r.Total,
+	inv := billing.Invoice{
+		ID: r.ID, TenantID: r.TenantID, Number: r.Number, Status: billing.Status(r.Status),
+		Customer: billing.Customer{Name: r.CustomerName, Email: r.CustomerEmail}, Currency: r.Currency,
+		LineItems: make([]billing.LineItem, len(lines)), Subtotal: r.Subtotal, Tax: r.Tax, Total: r.Total,
 		AmountPaid: r.AmountPaid, AmountDue: r.AmountDue, Received: r.Received, Refunded: r.Refunded,
 		Memo: r.Memo, Metadata: meta, CreatedAt: r.CreatedAt.UTC(),
 		FinalizedAt: utc(r.FinalizedAt), PaidAt: utc(r.PaidAt),
 	}
 	for i, l := range lines {
-		inv.LineItems[i] = LineItem(l)
+		inv.LineItems[i] = billing.LineItem(l)
 	}
 	if r.DueDate != nil {
 		inv.DueDate = *r.DueDate
@@ -132,11 +143,11 @@ func utc(t *time.Time) *time.Time {
 	return &u
 }
 
-// NextNumber implements Store with one upsert: the row lock it takes
+// NextNumber implements billing.Store with one upsert: the row lock it takes
 // (Postgres) or the write lock of the transaction (SQLite) makes
 // concurrent creates of one tenant queue here, each seeing the number
 // the previous one committed.
-func (s *BunStore) NextNumber(ctx context.Context, tenantID string) (int64, error) {
+func (s *Store) NextNumber(ctx context.Context, tenantID string) (int64, error) {
 	var n int64
 	a := database.NewArgs(s.db)
 	q := s.conn(ctx).NewRaw(
@@ -149,42 +160,51 @@ func (s *BunStore) NextNumber(ctx context.Context, tenantID string) (int64, erro
 	return n, nil
 }
 
-// CreateInvoice implements Store.
-func (s *BunStore) CreateInvoice(ctx context.Context, inv Invoice) error {
-	row, err := toRow(inv)
+// CreateInvoice implements billing.Store.
+func (s *Store) CreateInvoice(ctx context.Context, inv billing.Invoice) error {
+	r, err := toRow(inv)
 	if err != nil {
 		return err
 	}
 	a := database.NewArgs(s.db)
-	_, err = database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row), a)
+	q := s.conn(ctx).NewRaw(
+		`INSERT INTO invoices (tenant_id, id, number, status, customer_name, customer_email, currency,
+		 line_items, subtotal, tax, total, amount_paid, amount_due, received, refunded,
+		 due_date, memo, metadata, created_at, finalized_at, paid_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.AddAll(r.TenantID, r.ID, r.Number, r.Status, r.CustomerName, r.CustomerEmail, r.Currency,
+			r.LineItems, r.Subtotal, r.Tax, r.Total, r.AmountPaid, r.AmountDue, r.Received, r.Refunded,
+			r.DueDate, r.Memo, r.Metadata, r.CreatedAt, r.FinalizedAt, r.PaidAt)...)
+	_, err = database.Exec(ctx, s.db, q, a)
 	return translate(err)
 }
 
-// Invoice implements Store.
-func (s *BunStore) Invoice(ctx context.Context, tenantID, id string) (Invoice, error) {
+// Invoice implements billing.Store.
+func (s *Store) Invoice(ctx context.Context, tenantID, id string) (billing.Invoice, error) {
 	return s.get(ctx, tenantID, id, false)
 }
 
-// InvoiceForUpdate implements Store.
-func (s *BunStore) InvoiceForUpdate(ctx context.Context, tenantID, id string) (Invoice, error) {
+// InvoiceForUpdate implements billing.Store.
+func (s *Store) InvoiceForUpdate(ctx context.Context, tenantID, id string) (billing.Invoice, error) {
 	return s.get(ctx, tenantID, id, true)
 }
 
-func (s *BunStore) get(ctx context.Context, tenantID, id string, lock bool) (Invoice, error) {
+func (s *Store) get(ctx context.Context, tenantID, id string, lock bool) (billing.Invoice, error) {
 	db := s.conn(ctx)
 	var row invoiceRow
-	q := database.ForTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(db.NewSelect().Model(&row), a.Add(tenantID)).Where("id = ?", a.Add(id))
 	if lock && database.IsPostgres(db) {
 		q = q.For("UPDATE")
 	}
-	if err := q.Scan(ctx); err != nil {
-		return Invoice{}, translate(err)
+	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+		return billing.Invoice{}, translate(err)
 	}
 	return row.invoice()
 }
 
-// UpdateInvoice implements Store.
-func (s *BunStore) UpdateInvoice(ctx context.Context, inv Invoice) error {
+// UpdateInvoice implements billing.Store.
+func (s *Store) UpdateInvoice(ctx context.Context, inv billing.Invoice) error {
 	a := database.NewArgs(s.db)
 	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*invoiceRow)(nil)), a.Add(inv.TenantID)).
 		Set("status = ?", a.Add(string(inv.Status))).
@@ -196,12 +216,12 @@ func (s *BunStore) UpdateInvoice(ctx context.Context, inv Invoice) error {
 	return affected(res, err)
 }
 
-// ListInvoices implements Store. The filters are equalities on columns
+// ListInvoices implements billing.Store. The filters are equalities on columns
 // that follow tenant_id in an index, and the order is the index's id.
-func (s *BunStore) ListInvoices(ctx context.Context, tenantID string, f ListFilter) ([]Invoice, bool, error) {
+func (s *Store) ListInvoices(ctx context.Context, tenantID string, f billing.ListFilter) ([]billing.Invoice, bool, error) {
 	limit := f.Limit
 	if limit < 1 {
-		limit = DefaultListLimit
+		limit = billing.DefaultListLimit
 	}
 	rows := make([]invoiceRow, 0, limit+1) // room for the page: no growing by reflection
 	a := database.NewArgs(s.db)
@@ -222,7 +242,7 @@ func (s *BunStore) ListInvoices(ctx context.Context, tenantID string, f ListFilt
 	if more {
 		rows = rows[:limit]
 	}
-	page := make([]Invoice, len(rows))
+	page := make([]billing.Invoice, len(rows))
 	for i, r := range rows {
 		inv, err := r.invoice()
 		if err != nil {
@@ -233,24 +253,24 @@ func (s *BunStore) ListInvoices(ctx context.Context, tenantID string, f ListFilt
 	return page, more, nil
 }
 
-// InvoiceTenant implements Store. It is the only query not confined by
+// InvoiceTenant implements billing.Store. It is the only query not confined by
 // database.ForTenant: its caller does not know the tenant yet.
-func (s *BunStore) InvoiceTenant(ctx context.Context, id string) (string, error) {
+func (s *Store) InvoiceTenant(ctx context.Context, id string) (string, error) {
 	var tenantID string
-	err := s.conn(ctx).NewSelect().Model((*invoiceRow)(nil)).Column("tenant_id").
-		Where("id = ?", id).Limit(1).Scan(ctx, &tenantID)
-	if err != nil {
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewSelect().Model((*invoiceRow)(nil)).Column("tenant_id").Where("id = ?", a.Add(id)).Limit(1)
+	if err := database.Scan(ctx, s.db, q, a, &tenantID); err != nil {
 		return "", translate(err)
 	}
 	return tenantID, nil
 }
 
-// UpdateInvoiceByID implements Store: SELECT … FOR UPDATE by id (on
+// UpdateInvoiceByID implements billing.Store: SELECT … FOR UPDATE by id (on
 // SQLite the transaction holds the database's write lock from its start,
 // which serialises it just the same), then UpdateInvoice, on the caller's
 // transaction or, without one, on a transaction of its own.
-func (s *BunStore) UpdateInvoiceByID(ctx context.Context, id string, change func(*Invoice) error) (Invoice, error) {
-	var out Invoice
+func (s *Store) UpdateInvoiceByID(ctx context.Context, id string, change func(*billing.Invoice) error) (billing.Invoice, error) {
+	var out billing.Invoice
 	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
 		db := s.conn(ctx)
 		var row invoiceRow
@@ -287,7 +307,9 @@ func (s *BunStore) UpdateInvoiceByID(ctx context.Context, id string, change func
 }
 
 // translate turns driver errors into the domain's sentinels.
-func translate(err error) error { return database.Translate(err, ErrNotFound, ErrConflict) }
+func translate(err error) error {
+	return database.Translate(err, billing.ErrNotFound, billing.ErrConflict)
+}
 
 func affected(res sql.Result, err error) error {
 	if err != nil {
@@ -296,7 +318,7 @@ func affected(res sql.Result, err error) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return database.Wrap(err)
 	} else if n == 0 {
-		return ErrNotFound
+		return billing.ErrNotFound
 	}
 	return nil
 }

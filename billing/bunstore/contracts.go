@@ -1,4 +1,4 @@
-package billing
+package bunstore
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/internal/database"
 )
 
-var _ ContractStore = (*BunStore)(nil)
+var _ billing.ContractStore = (*Store)(nil)
 
 type contractRequestRow struct {
 	bun.BaseModel `bun:"table:contract_requests"`
@@ -31,7 +32,7 @@ type contractRequestRow struct {
 	Reason        string     `bun:"reason"`
 }
 
-func toRequestRow(r ContractRequest) contractRequestRow {
+func toRequestRow(r billing.ContractRequest) contractRequestRow {
 	return contractRequestRow{
 		TenantID: r.TenantID, ID: r.ID, Type: string(r.Type), PlanID: r.PlanID, ModuleID: r.ModuleID, Seats: r.Seats,
 		Effective: string(r.Effective), Note: r.Note, Status: string(r.Status), SubmittedBy: r.SubmittedBy,
@@ -39,19 +40,19 @@ func toRequestRow(r ContractRequest) contractRequestRow {
 	}
 }
 
-func (r contractRequestRow) request() ContractRequest {
-	return ContractRequest{
-		ID: r.ID, TenantID: r.TenantID, Type: ChangeType(r.Type), PlanID: r.PlanID, ModuleID: r.ModuleID, Seats: r.Seats,
-		Effective: Effective(r.Effective), Note: r.Note, Status: RequestStatus(r.Status), SubmittedBy: r.SubmittedBy,
+func (r contractRequestRow) request() billing.ContractRequest {
+	return billing.ContractRequest{
+		ID: r.ID, TenantID: r.TenantID, Type: billing.ChangeType(r.Type), PlanID: r.PlanID, ModuleID: r.ModuleID, Seats: r.Seats,
+		Effective: billing.Effective(r.Effective), Note: r.Note, Status: billing.RequestStatus(r.Status), SubmittedBy: r.SubmittedBy,
 		CreatedAt: r.CreatedAt.UTC(), DecidedAt: utc(r.DecidedAt), EffectiveAt: utc(r.EffectiveAt), AppliedAt: utc(r.AppliedAt),
 		Reason: r.Reason,
 	}
 }
 
-// CreateContractRequest implements ContractStore. ON CONFLICT DO NOTHING
+// CreateContractRequest implements billing.ContractStore. ON CONFLICT DO NOTHING
 // covers the partial unique index on pending requests, and, unlike a
 // caught unique violation, keeps the caller's Postgres transaction usable.
-func (s *BunStore) CreateContractRequest(ctx context.Context, req ContractRequest) error {
+func (s *Store) CreateContractRequest(ctx context.Context, req billing.ContractRequest) error {
 	row := toRequestRow(req)
 	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
 	if err != nil {
@@ -60,22 +61,22 @@ func (s *BunStore) CreateContractRequest(ctx context.Context, req ContractReques
 	if n, err := res.RowsAffected(); err != nil {
 		return database.Wrap(err)
 	} else if n == 0 {
-		return ErrConflict
+		return billing.ErrConflict
 	}
 	return nil
 }
 
-// ContractRequest implements ContractStore.
-func (s *BunStore) ContractRequest(ctx context.Context, tenantID, id string) (ContractRequest, error) {
+// ContractRequest implements billing.ContractStore.
+func (s *Store) ContractRequest(ctx context.Context, tenantID, id string) (billing.ContractRequest, error) {
 	return s.getRequest(ctx, tenantID, id, false)
 }
 
-// ContractRequestForUpdate implements ContractStore.
-func (s *BunStore) ContractRequestForUpdate(ctx context.Context, tenantID, id string) (ContractRequest, error) {
+// ContractRequestForUpdate implements billing.ContractStore.
+func (s *Store) ContractRequestForUpdate(ctx context.Context, tenantID, id string) (billing.ContractRequest, error) {
 	return s.getRequest(ctx, tenantID, id, true)
 }
 
-func (s *BunStore) getRequest(ctx context.Context, tenantID, id string, lock bool) (ContractRequest, error) {
+func (s *Store) getRequest(ctx context.Context, tenantID, id string, lock bool) (billing.ContractRequest, error) {
 	db := s.conn(ctx)
 	var row contractRequestRow
 	q := database.ForTenant(db.NewSelect().Model(&row), tenantID).Where("id = ?", id)
@@ -83,31 +84,37 @@ func (s *BunStore) getRequest(ctx context.Context, tenantID, id string, lock boo
 		q = q.For("UPDATE")
 	}
 	if err := q.Scan(ctx); err != nil {
-		return ContractRequest{}, translate(err)
+		return billing.ContractRequest{}, translate(err)
 	}
 	return row.request(), nil
 }
 
-// UpdateContractRequest implements ContractStore.
-func (s *BunStore) UpdateContractRequest(ctx context.Context, req ContractRequest, from RequestStatus) error {
+// UpdateContractRequest implements billing.ContractStore.
+func (s *Store) UpdateContractRequest(ctx context.Context, req billing.ContractRequest, from billing.RequestStatus) error {
 	db := s.conn(ctx)
 	row := toRequestRow(req)
 	res, err := database.ForTenant(db.NewUpdate().Model(&row), req.TenantID).
 		Column("status", "decided_at", "effective_at", "applied_at", "reason").
 		Where("id = ?", req.ID).Where("status = ?", string(from)).
 		Exec(ctx)
-	if err := affected(res, err); !errors.Is(err, ErrNotFound) {
+	if err := affected(res, err); !errors.Is(err, billing.ErrNotFound) {
 		return err
 	}
 	if _, err := s.ContractRequest(ctx, req.TenantID, req.ID); err != nil {
 		return err
 	}
-	return ErrConflict
+	return billing.ErrConflict
 }
 
-// ListContractRequests implements ContractStore.
-func (s *BunStore) ListContractRequests(ctx context.Context, tenantID string, f ContractRequestFilter) ([]ContractRequest, bool, error) {
-	limit := clampLimit(f.Limit)
+// ListContractRequests implements billing.ContractStore.
+func (s *Store) ListContractRequests(ctx context.Context, tenantID string, f billing.ContractRequestFilter) ([]billing.ContractRequest, bool, error) {
+	limit := f.Limit
+	switch {
+	case limit <= 0:
+		limit = billing.DefaultListLimit
+	case limit > billing.MaxListLimit:
+		limit = billing.MaxListLimit
+	}
 	var rows []contractRequestRow
 	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
 	if f.Status != "" {
@@ -123,16 +130,16 @@ func (s *BunStore) ListContractRequests(ctx context.Context, tenantID string, f 
 	if more {
 		rows = rows[:limit]
 	}
-	page := make([]ContractRequest, len(rows))
+	page := make([]billing.ContractRequest, len(rows))
 	for i, r := range rows {
 		page[i] = r.request()
 	}
 	return page, more, nil
 }
 
-// ContractRequestTenant implements ContractStore. Like InvoiceTenant it is
+// ContractRequestTenant implements billing.ContractStore. Like InvoiceTenant it is
 // not confined by database.ForTenant: its caller does not know the tenant yet.
-func (s *BunStore) ContractRequestTenant(ctx context.Context, id string) (string, error) {
+func (s *Store) ContractRequestTenant(ctx context.Context, id string) (string, error) {
 	var tenantID string
 	err := s.conn(ctx).NewSelect().Model((*contractRequestRow)(nil)).Column("tenant_id").
 		Where("id = ?", id).Limit(1).Scan(ctx, &tenantID)
@@ -142,17 +149,17 @@ func (s *BunStore) ContractRequestTenant(ctx context.Context, id string) (string
 	return tenantID, nil
 }
 
-// DueContractRequests implements ContractStore: the scheduler's query
+// DueContractRequests implements billing.ContractStore: the scheduler's query
 // across tenants, served by the partial index on approved requests.
-func (s *BunStore) DueContractRequests(ctx context.Context, now time.Time, limit int) ([]ContractRequest, error) {
+func (s *Store) DueContractRequests(ctx context.Context, now time.Time, limit int) ([]billing.ContractRequest, error) {
 	var rows []contractRequestRow
 	err := s.conn(ctx).NewSelect().Model(&rows).
-		Where("status = ?", string(RequestApproved)).Where("effective_at <= ?", now).
+		Where("status = ?", string(billing.RequestApproved)).Where("effective_at <= ?", now).
 		OrderExpr("effective_at, id").Limit(int64(max(limit, 1))).Scan(ctx)
 	if err != nil {
 		return nil, translate(err)
 	}
-	out := make([]ContractRequest, len(rows))
+	out := make([]billing.ContractRequest, len(rows))
 	for i, r := range rows {
 		out[i] = r.request()
 	}
