@@ -12,9 +12,7 @@ package bunstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -37,90 +35,11 @@ func New(db bun.IDB) *Store { return &Store{db: db} }
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
 
-type ticketRow struct {
-	bun.BaseModel  `bun:"table:tickets"`
-	TenantID       string    `bun:"tenant_id,pk"`
-	ID             string    `bun:"id,pk"`
-	Number         int64     `bun:"number"`
-	Subject        string    `bun:"subject"`
-	Description    string    `bun:"description"`
-	Status         string    `bun:"status"`
-	Priority       string    `bun:"priority"`
-	RequesterID    string    `bun:"requester_id"`
-	RequesterEmail string    `bun:"requester_email"`
-	RequesterName  string    `bun:"requester_name"`
-	AssigneeID     *string   `bun:"assignee_id"`
-	Tags           string    `bun:"tags"`
-	CreatedAt      time.Time `bun:"created_at"`
-	UpdatedAt      time.Time `bun:"updated_at"`
-}
-
-func newTicketRow(tenantID string, t support.Ticket) (ticketRow, error) {
-	tags := t.Tags
-	if tags == nil {
-		tags = []string{}
-	}
-	rawTags, err := json.Marshal(tags)
-	if err != nil {
-		return ticketRow{}, fmt.Errorf("encode tags: %w", err)
-	}
-	return ticketRow{
-		TenantID:       tenantID,
-		ID:             t.ID,
-		Number:         t.Number,
-		Subject:        t.Subject,
-		Description:    t.Description,
-		Status:         string(t.Status),
-		Priority:       string(t.Priority),
-		RequesterID:    t.Requester.ID,
-		RequesterEmail: t.Requester.Email,
-		RequesterName:  t.Requester.Name,
-		AssigneeID:     t.AssigneeID,
-		Tags:           string(rawTags),
-		CreatedAt:      t.CreatedAt.UTC(),
-		UpdatedAt:      t.UpdatedAt.UTC(),
-	}, nil
-}
-
-func (r ticketRow) ticket() (support.Ticket, error) {
-	tags := []string{}
-	if err := json.Unmarshal([]byte(r.Tags), &tags); err != nil {
-		// Not the database's fault, nor retryable: the column holds
-		// something this store never writes.
-		return support.Ticket{}, fmt.Errorf("support: ticket %s: corrupt tags column: %v", r.ID, err)
-	}
-	if tags == nil { // the column held JSON null
-		tags = []string{}
-	}
-	return support.Ticket{
-		ID:          r.ID,
-		Number:      r.Number,
-		Subject:     r.Subject,
-		Description: r.Description,
-		Status:      support.Status(r.Status),
-		Priority:    support.Priority(r.Priority),
-		Requester:   support.Requester{ID: r.RequesterID, Email: r.RequesterEmail, Name: r.RequesterName},
-		AssigneeID:  r.AssigneeID,
-		Tags:        tags,
-		CreatedAt:   r.CreatedAt.UTC(),
-		UpdatedAt:   r.UpdatedAt.UTC(),
-	}, nil
-}
-
-// NextNumber implements support.Store. The upsert takes the sequence row's lock
-// until the caller's transaction ends, so concurrent creates of one tenant
-// queue here and never share a number; other tenants are not held up.
+// NextNumber implements support.Store with database.NextNumber: one upsert of
+// the tenant's row in ticket_sequences, on the caller's transaction.
 func (s *Store) NextNumber(ctx context.Context, tenantID string) (int64, error) {
-	var n int64
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(
-		`INSERT INTO ticket_sequences (tenant_id, last_number) VALUES (?, 1)
-		 ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
-		 RETURNING last_number`, a.Add(tenantID))
-	if err := database.Scan(ctx, s.db, q, a, &n); err != nil {
-		return 0, translate(err)
-	}
-	return n, nil
+	n, err := database.NextNumber(ctx, s.db, "ticket_sequences", tenantID)
+	return n, translate(err)
 }
 
 // CreateTicket implements support.Store.
@@ -175,19 +94,7 @@ func (s *Store) ListTickets(ctx context.Context, tenantID string, f support.List
 	if err := database.Scan(ctx, s.db, q.OrderExpr("id DESC").Limit(int64(limit)+1), a, &rows); err != nil {
 		return nil, false, translate(err)
 	}
-	more := len(rows) > limit
-	if more {
-		rows = rows[:limit]
-	}
-	out := make([]support.Ticket, len(rows))
-	for i, r := range rows {
-		t, err := r.ticket()
-		if err != nil {
-			return nil, false, err
-		}
-		out[i] = t
-	}
-	return out, more, nil
+	return database.Page(rows, limit, ticketRow.ticket)
 }
 
 // UpdateTicket implements support.Store. It runs in its own transaction (a
@@ -234,14 +141,6 @@ func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update fu
 		return err
 	})
 	return out, err
-}
-
-// withImmutable returns r with the columns UpdateTicket never writes taken
-// from old, the row as loaded.
-func (r ticketRow) withImmutable(old ticketRow) ticketRow {
-	r.ID, r.Number, r.CreatedAt = old.ID, old.Number, old.CreatedAt
-	r.RequesterID, r.RequesterEmail, r.RequesterName = old.RequesterID, old.RequesterEmail, old.RequesterName
-	return r
 }
 
 // translate turns driver errors into the domain's sentinels.

@@ -14,7 +14,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -38,56 +37,6 @@ var _ webhook.Store = (*Store)(nil)
 func New(db bun.IDB) *Store { return &Store{db: db} }
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
-
-type eventRow struct {
-	bun.BaseModel `bun:"table:webhook_events"`
-	ID            string     `bun:"id,pk"`
-	Type          string     `bun:"type"`
-	Payload       string     `bun:"payload"`
-	Outcome       string     `bun:"outcome"`
-	Reason        string     `bun:"reason"`
-	TenantID      *string    `bun:"tenant_id"`
-	InvoiceID     *string    `bun:"invoice_id"`
-	ReceivedAt    time.Time  `bun:"received_at"`
-	ProcessedAt   *time.Time `bun:"processed_at"`
-}
-
-func toRow(r webhook.Record) eventRow {
-	return eventRow{
-		ID: r.ID, Type: r.Type, Payload: string(r.Payload), Outcome: string(r.Outcome), Reason: r.Reason,
-		TenantID: nullable(r.TenantID), InvoiceID: nullable(r.InvoiceID),
-		ReceivedAt: r.ReceivedAt.UTC(), ProcessedAt: utc(r.ProcessedAt),
-	}
-}
-
-func (row eventRow) record() webhook.Record {
-	r := webhook.Record{
-		ID: row.ID, Type: row.Type, Payload: []byte(row.Payload), Outcome: webhook.Outcome(row.Outcome), Reason: row.Reason,
-		ReceivedAt: row.ReceivedAt.UTC(), ProcessedAt: utc(row.ProcessedAt),
-	}
-	if row.TenantID != nil {
-		r.TenantID = *row.TenantID
-	}
-	if row.InvoiceID != nil {
-		r.InvoiceID = *row.InvoiceID
-	}
-	return r
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
 
 // Insert implements webhook.Store. ON CONFLICT DO NOTHING rather than catching the
 // unique violation keeps the caller's Postgres transaction usable, and
