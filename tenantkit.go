@@ -28,6 +28,11 @@ import (
 // notification, a create and its Idempotency-Key) commits or rolls back as
 // one. Build it with New; use the services directly, or serve them over
 // HTTP with httpapi.New(ctx, app.HTTPConfig()).
+//
+// A host may replace a service after New, for instance Support with one on
+// a store of its own (examples/txstore); HTTPConfig serves what the fields
+// hold when it is called. The other services keep what New gave them:
+// Webhooks applies payments with the Billing that New built.
 type App struct {
 	// Catalog holds the plans and modules the tenants' contracts are on.
 	Catalog *catalog.Catalog

@@ -53,7 +53,10 @@ var (
 	ErrIdempotencyInProgress = errors.New("a request with this Idempotency-Key is still in progress")
 )
 
-// IdempotencyStore runs a request at most once per key.
+// IdempotencyStore runs a request at most once per key. The work fn does
+// joins Do's transaction only when the services' stores find that
+// transaction in fn's context: a store of your own on Bun begins it with
+// tenantkit.NewTransactor(db).InTx, as the built-in one does.
 type IdempotencyStore interface {
 	// Do claims scope for requestHash and runs fn in the same transaction
 	// as the claim, storing fn's response with it, so that the work and the
