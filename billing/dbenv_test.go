@@ -6,37 +6,37 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
+	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
-// dbEnv is billing wired as the server wires it: BunStore, the real
-// tenancy service for entitlements, and database.RunInTx.
+// dbEnv is billing wired as the server wires it: the Bun store, the real
+// tenancy service for entitlements, and the database's Transactor.
 type dbEnv struct {
 	db      *bun.DB
 	store   billing.Store
 	svc     *billing.Service
 	tenancy *tenancy.Services
-	tenants *bunstore.Store
+	tenants *tenancystore.Store
 }
 
 // eachDB runs fn on SQLite and Postgres, each with a fresh migrated
-// database and the service wired on it.
+// database and the services wired on it.
 func eachDB(t *testing.T, fn func(t *testing.T, e dbEnv)) {
-	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
-		fn(t, newDBEnv(db, billing.NewBunStore(db)))
-	}, bunstore.Migrations(), billing.Migrations())
+	dbtest.EachApp(t, func(t *testing.T, db *bun.DB, app *tenantkit.App) {
+		fn(t, dbEnv{db: db, store: bunstore.New(db), svc: app.Billing, tenancy: app.Tenancy, tenants: tenancystore.New(db)})
+	})
 }
 
-func newDBEnv(db *bun.DB, store billing.Store) dbEnv {
-	tenants := bunstore.New(db)
-	ten := tenancy.New(tenants.Stores(), database.NewTransactor(db), catalog.Default())
-	tx := func(ctx context.Context, fn func(context.Context) error) error { return database.RunInTx(ctx, db, fn) }
-	return dbEnv{db: db, store: store, svc: billing.NewService(store, ten.Entitlements, tx), tenancy: ten, tenants: tenants}
+// withStore returns e with a billing service on store instead.
+func (e dbEnv) withStore(store billing.Store) dbEnv {
+	e.store, e.svc = store, billing.NewService(store, e.tenancy.Entitlements, tenantkit.NewTransactor(e.db))
+	return e
 }
 
 // mustTenant creates a tenant on the free plan with the given monthly

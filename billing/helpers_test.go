@@ -65,7 +65,7 @@ func now() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) }
 func newMemService(tb testing.TB) (*billing.Service, *memStore, *fakeEntitlements) {
 	tb.Helper()
 	store, ent := newMemStore(), &fakeEntitlements{limit: -1}
-	return billing.NewService(store, ent, nil, billing.WithClock(now)), store, ent
+	return billing.NewService(store, ent, noTx{}, billing.WithClock(now)), store, ent
 }
 
 // validInput is a correct CreateInvoiceInput that tests change one field of.

@@ -6,9 +6,22 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/billing/billingtest"
 )
+
+// noTx is the Transactor of the memStore tests: it runs fn directly.
+// memStore has no transactions, and the tests that use it never need one
+// rolled back.
+type noTx struct{}
+
+func (noTx) InTx(ctx context.Context, fn func(ctx context.Context) error) error { return fn(ctx) }
+
+func TestMemStore(t *testing.T) {
+	billingtest.Run(t, func(t *testing.T) billing.Store { return newMemStore() })
+}
 
 // memStore is an in-memory billing.Store for fast service tests. It has no
 // transactions, so it is only used where nothing needs rolling back; it

@@ -31,23 +31,23 @@ type Entitlements interface {
 	Use(ctx context.Context, a tenancy.Allowance, n int64) error
 }
 
-// Tx runs fn in a database transaction carried by the context fn receives,
-// or in a savepoint of the one ctx already carries, and commits only if fn
-// returns nil. The server passes
-//
-//	func(ctx context.Context, fn func(context.Context) error) error {
-//		return database.RunInTx(ctx, db, fn)
-//	}
-//
-// fn's error must come back unwrapped so that errors.Is still matches it.
-type Tx func(ctx context.Context, fn func(ctx context.Context) error) error
+// Transactor runs fn in one transaction, carried by the context fn
+// receives, and commits only if fn returns nil; inside a transaction ctx
+// already carries, it runs fn in a savepoint of it. fn's error must come
+// back unwrapped so that errors.Is still matches it. Service runs each
+// operation that writes more than once through it, and its Store and
+// Entitlements must join the transaction the context carries:
+// tenantkit.NewTransactor gives the one the Bun stores join.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
 
 // Service holds the rules of invoicing: validation and totals, numbering,
 // limits, the lifecycle, and the money a payment provider reports.
 type Service struct {
 	store Store
 	ent   Entitlements
-	tx    Tx
+	tx    func(ctx context.Context, fn func(ctx context.Context) error) error // Transactor.InTx
 	now   func() time.Time
 }
 
@@ -58,14 +58,16 @@ type Option func(*Service)
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // NewService returns a Service on store that checks modules and limits
-// with ent and runs each operation as one transaction with tx. A nil tx
-// runs operations without one, which is only right for a Store that has no
-// transactions and a single process (an in-memory store in tests).
-func NewService(store Store, ent Entitlements, tx Tx, opts ...Option) *Service {
-	s := &Service{store: store, ent: ent, tx: tx, now: time.Now}
-	if s.tx == nil {
-		s.tx = func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
+// with ent and runs each operation as one transaction with tx. It panics
+// when tx is nil: without a transaction a create could spend the tenant's
+// allowance or take a number and then fail to insert, and a payment could
+// be applied to an invoice whose webhook event is never recorded.
+func NewService(store Store, ent Entitlements, tx Transactor, opts ...Option) *Service {
+	if tx == nil {
+		panic("billing: NewService needs a Transactor: without one, spending the allowance, " +
+			"numbering and inserting an invoice (or a payment and its record) would no longer commit or roll back as one")
 	}
+	s := &Service{store: store, ent: ent, tx: tx.InTx, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -103,7 +103,7 @@ func (s failingStore) CreateInvoice(ctx context.Context, inv billing.Invoice) er
 
 func TestCreateRollbackKeepsNumbersGapless(t *testing.T) {
 	eachDB(t, func(t *testing.T, e dbEnv) {
-		e = newDBEnv(e.db, failingStore{billing.NewBunStore(e.db)})
+		e = e.withStore(failingStore{e.store})
 		ctx := context.Background()
 		a := e.mustTenant(t, "acme", ptr[int64](3))
 		failing := validInput()
@@ -142,7 +142,7 @@ func TestApplyJoinsCallerTransaction(t *testing.T) {
 		a := e.mustTenant(t, "acme", nil)
 		inv := mustCreate(t, e.svc, a, withTotal(1000))
 		errRollback := errors.New("event store failed")
-		err := database.RunInTx(ctx, e.db, func(ctx context.Context) error {
+		err := tenantkit.NewTransactor(e.db).InTx(ctx, func(ctx context.Context) error {
 			if _, err := e.svc.ApplyPayment(ctx, a, inv.ID, 1000, "USD"); err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
@@ -225,5 +226,19 @@ func TestTenantOf(t *testing.T) {
 		if _, err := svc.TenantOf(context.Background(), bad); !errors.Is(err, billing.ErrNotFound) {
 			t.Errorf("TenantOf(%q): got %v, want ErrNotFound", bad, err)
 		}
+	}
+}
+
+// TestNewServiceNeedsTransactor: without a Transactor, spending the
+// allowance, numbering and inserting would not commit as one, so the
+// configuration is refused rather than run.
+func TestNewServiceNeedsTransactor(t *testing.T) {
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		billing.NewService(newMemStore(), &fakeEntitlements{limit: -1}, nil)
+		return nil
+	}()
+	if msg, _ := got.(string); !strings.Contains(msg, "needs a Transactor") {
+		t.Fatalf("NewService with a nil Transactor: recovered %v, want a panic saying it needs one", got)
 	}
 }

@@ -5,9 +5,12 @@
 // strict JSON decoding and validation, keyset pagination, and one route
 // table from which both the full API and each endpoint group are served.
 //
-// A host app mounts the whole API (API.Handler) or one group
-// (API.GroupHandler) under its own router; cmd/server composes the same
-// route table on bunrouter.
+// The endpoints call the services through the small interfaces Config
+// declares (Invoices, Tickets, PaymentEvents, IdempotencyStore, …), so this
+// package knows no database: tenantkit.New builds the services on one and
+// hands them over (App.HTTPConfig). A host app mounts the whole API
+// (API.Handler) or one group (API.GroupHandler) under its own router;
+// cmd/server composes the same route table on bunrouter.
 package httpapi
 
 import (
@@ -24,9 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -55,12 +56,12 @@ type Config struct {
 	// Catalog is served at GET /api/catalog/public.
 	Catalog *catalog.Catalog
 	// Billing serves the collections endpoints; nil leaves them 501.
-	Billing *billing.Service
+	Billing Invoices
 	// Support serves the tickets endpoints; nil leaves them 501.
-	Support *support.Service
+	Support Tickets
 	// Webhooks records and applies the payment provider's events at
 	// POST /api/webhooks/payment-provider; nil leaves it 501.
-	Webhooks *webhook.Service
+	Webhooks PaymentEvents
 	// WebhookVerifier checks each delivery's signature before its body is
 	// read (webhook.NewVerifier builds the built-in ones). Without one the
 	// webhook answers 501, whatever Webhooks says.

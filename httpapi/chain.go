@@ -8,7 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/fault"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -139,7 +139,7 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reques
 		switch {
 		case err == nil, errors.Is(err, ErrNoCredential):
 			return r, NewProblem(http.StatusUnauthorized, CodeUnauthenticated, "authentication required: send Authorization: Bearer <API key or JWT>")
-		case errors.Is(err, database.ErrUnavailable), errors.Is(err, r.Context().Err()):
+		case errors.Is(err, fault.ErrUnavailable), errors.Is(err, r.Context().Err()):
 			return r, err // a fault, not the caller's doing: 5xx so that they retry
 		default:
 			zerolog.Ctx(r.Context()).Debug().Err(err).Msg("credential rejected")

@@ -3,26 +3,27 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
-	"github.com/tenantkit/tenantkit/tenancy/contract"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
-	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/uptrace/bun"
+	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 // operator is the platform side of contract requests: a contract service
 // on the test's database, as `server contract approve` would use.
 func operator(e *env) *contract.Service {
-	return contract.NewService(bunstore.New(e.db), e.svc.Entitlements, e.svc.Notifications, database.NewTransactor(e.db), catalog.Default())
+	return contract.NewService(tenancystore.New(e.db), e.svc.Entitlements, e.svc.Notifications, tenantkit.NewTransactor(e.db), catalog.Default())
 }
 
 // errorFields returns the field names of a problem's errors.
@@ -239,7 +240,7 @@ func TestInvoicePreview(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, func(cfg *httpapi.Config) {
 			ten := newTenancy(db)
-			cfg.Contracts = contract.NewService(bunstore.New(db), ten.Entitlements, ten.Notifications, database.NewTransactor(db),
+			cfg.Contracts = contract.NewService(tenancystore.New(db), ten.Entitlements, ten.Notifications, tenantkit.NewTransactor(db),
 				catalog.Default(), contract.WithClock(func() time.Time { return half }))
 		})
 		preview := func(t *testing.T, body string) response {

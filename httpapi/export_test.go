@@ -1,11 +1,5 @@
 package httpapi
 
-import (
-	"testing"
-
-	"github.com/redis/go-redis/v9"
-)
-
 // What the black-box tests (package httpapi_test) need from the inside.
 
 // FakeClock is a settable clock for limiters.
@@ -21,7 +15,3 @@ func NewMemoryRateLimiterOnClock(perSecond float64, burst int, clock *FakeClock)
 	l.now = clock.Now
 	return l
 }
-
-// MustRedis returns a client for the test Redis, or skips the test (see
-// mustRedis).
-func MustRedis(tb testing.TB) *redis.Client { return mustRedis(tb) }

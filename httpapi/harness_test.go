@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
@@ -47,7 +48,11 @@ type env struct {
 // newAPI builds an API over e's database, as one server replica would.
 func newAPI(t testing.TB, e *env) *httpapi.API {
 	t.Helper()
-	cfg := httpapi.NewConfig(e.db, catalog.Default())
+	app, err := tenantkit.New(e.db, catalog.Default())
+	if err != nil {
+		t.Fatalf("tenantkit.New: %v", err)
+	}
+	cfg := app.HTTPConfig()
 	cfg.JWT = httpapi.JWTConfig{Secret: jwtSecret, Issuer: "https://idp.test", Audience: "tenantkit"}
 	cfg.WebhookVerifier = newWebhookVerifier(t)
 	cfg.Logger = zerolog.Nop()
@@ -101,7 +106,7 @@ func newTenancy(db *bun.DB) *tenancy.Services {
 }
 
 // migrations are every schema the API's tests need.
-func migrations() []database.Source { return httpapi.Schema() }
+func migrations() []database.Source { return tenantkit.Schema() }
 
 func (e *env) newKey(email, tenant string, scopes ...tenancy.Scope) string {
 	e.t.Helper()

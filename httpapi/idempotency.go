@@ -13,8 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/tenantkit/tenantkit/internal/idempotency"
 )
 
 // IdempotencyKeyHeader names the request header that makes a POST safe to
@@ -33,20 +31,32 @@ const maxIdempotencyKeyLen = 255
 var bareIdempotencyKeyRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,255}$`)
 
 // IdempotencyScope is where a key is unique: per tenant and credential.
-type IdempotencyScope = idempotency.Scope
+type IdempotencyScope struct {
+	TenantID   string
+	Credential string
+	Key        string
+}
 
 // StoredResponse is a response kept for replay.
-type StoredResponse = idempotency.Response
+type StoredResponse struct {
+	Status      int
+	ContentType string
+	Location    string
+	Body        []byte
+}
 
 // Errors an IdempotencyStore returns.
 var (
 	// ErrIdempotencyKeyReused: the key was used with another request body.
-	ErrIdempotencyKeyReused = idempotency.ErrKeyReused
+	ErrIdempotencyKeyReused = errors.New("this Idempotency-Key was used with a different request")
 	// ErrIdempotencyInProgress: the first request with this key has not finished.
-	ErrIdempotencyInProgress = idempotency.ErrInProgress
+	ErrIdempotencyInProgress = errors.New("a request with this Idempotency-Key is still in progress")
 )
 
-// IdempotencyStore runs a request at most once per key.
+// IdempotencyStore runs a request at most once per key. The work fn does
+// joins Do's transaction only when the services' stores find that
+// transaction in fn's context: a store of your own on Bun begins it with
+// tenantkit.NewTransactor(db).InTx, as the built-in one does.
 type IdempotencyStore interface {
 	// Do claims scope for requestHash and runs fn in the same transaction
 	// as the claim, storing fn's response with it, so that the work and the

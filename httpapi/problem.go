@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/fault"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/field"
@@ -224,7 +224,7 @@ var errorTable = []errorMapping{
 	{webhook.ErrSignature, http.StatusUnauthorized, CodeUnauthenticated},
 	{webhook.ErrMalformed, http.StatusBadRequest, CodeInvalidRequest},
 	// storage faults: the client may retry
-	{database.ErrUnavailable, http.StatusServiceUnavailable, CodeNotReady},
+	{fault.ErrUnavailable, http.StatusServiceUnavailable, CodeNotReady},
 }
 
 // detailer is a domain error that words itself for the client, typically a

@@ -82,7 +82,7 @@ var _ RateLimiter = (*memoryRateLimiter)(nil)
 // process, allowing perSecond requests per second per key with bursts of up
 // to burst (at least 1). perSecond <= 0 turns limiting off: every request is
 // allowed with Limit 0. With several replicas each enforces its own budget;
-// use NewRedisRateLimiter to share one.
+// use redislimit.New (package httpapi/redislimit) to share one.
 //
 // Memory stays bounded: buckets idle long enough to have refilled are
 // forgotten (a fresh bucket is identical), and at most 100,000 keys are kept.

@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/httpapi/redislimit"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 )
 
@@ -36,7 +37,7 @@ func TestRateLimitReset(t *testing.T) {
 		{name: "Redis", wait: 1, build: func(t *testing.T) (httpapi.RateLimiter, func(time.Duration)) {
 			// Redis keeps its own time, so this one waits for real: one
 			// request a second, bursts of 2.
-			return httpapi.NewRedisRateLimiter(httpapi.MustRedis(t), 1, 2), time.Sleep
+			return redislimit.New(dbtest.Redis(t), 1, 2), time.Sleep
 		}},
 	}
 	for _, lt := range limiters {

@@ -17,6 +17,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/webhook"
 	"github.com/uptrace/bun"
+	webhookstore "github.com/tenantkit/tenantkit/webhook/bunstore"
 )
 
 // The payment webhook's guarantees over HTTP: exactly once under
@@ -160,7 +161,7 @@ func (s *flakyStore) Insert(ctx context.Context, r webhook.Record) (bool, error)
 // the event, once.
 func TestWebhookTransientFailure(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		store := &flakyStore{Store: webhook.NewBunStore(e.db)}
+		store := &flakyStore{Store: webhookstore.New(e.db)}
 		store.failures.Store(1)
 		flaky := withAPI(t, e, func(c *httpapi.Config) { c.Webhooks = newWebhooks(e, store) })
 		inv := e.mustCreateInvoice(t, 800)

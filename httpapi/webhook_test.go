@@ -14,9 +14,10 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
+	billingstore "github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/httpapi"
-	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -31,10 +32,8 @@ const (
 // newWebhooks wires the webhook service on e's database as the server does,
 // recording events in store.
 func newWebhooks(e *env, store webhook.Store) *webhook.Service {
-	tx := func(ctx context.Context, fn func(context.Context) error) error {
-		return database.RunInTx(ctx, e.db, fn)
-	}
-	return webhook.NewService(store, billing.NewService(billing.NewBunStore(e.db), e.svc.Entitlements, tx), e.svc.Notifications, tx)
+	tx := tenantkit.NewTransactor(e.db)
+	return webhook.NewService(store, billing.NewService(billingstore.New(e.db), e.svc.Entitlements, tx), e.svc.Notifications, tx)
 }
 
 func newWebhookVerifier(tb testing.TB, secrets ...string) webhook.Verifier {

@@ -25,18 +25,13 @@ type Entitlements interface {
 	Use(ctx context.Context, a tenancy.Allowance, n int64) error
 }
 
-// TxFunc runs fn in one transaction carried by the context fn receives and
-// commits only when fn returns nil. The server passes a closure over
-// database.RunInTx and its *bun.DB:
-//
-//	func(ctx context.Context, fn func(context.Context) error) error {
-//		return database.RunInTx(ctx, db, fn)
-//	}
-//
-// which keeps support free of SQL while consuming the allowance, taking the
-// next number and inserting the ticket commit or roll back as one.
-type TxFunc func(ctx context.Context, fn func(ctx context.Context) error) error
-
-// noTx runs fn directly: for stores without transactions, such as one in
-// memory, where each step is atomic on its own.
-func noTx(ctx context.Context, fn func(ctx context.Context) error) error { return fn(ctx) }
+// Transactor runs fn in one transaction, carried by the context fn
+// receives, and commits only if fn returns nil; inside a transaction ctx
+// already carries, it runs fn in a savepoint of it. fn's error must come
+// back unwrapped so that errors.Is still matches it. Service runs Create
+// through it, and its Store and Entitlements must join the transaction the
+// context carries: tenantkit.NewTransactor gives the one the Bun stores
+// join.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}

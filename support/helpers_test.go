@@ -86,7 +86,7 @@ func newUnit(tb testing.TB) *unit {
 		ent:   &fakeEntitlements{limit: -1},
 		clock: &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))},
 	}
-	u.svc = support.NewService(u.store, u.ent, nil, support.WithClock(u.clock.Now))
+	u.svc = support.NewService(u.store, u.ent, u.store, support.WithClock(u.clock.Now))
 	return u
 }
 

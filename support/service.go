@@ -16,7 +16,7 @@ import (
 type Service struct {
 	store Store
 	ent   Entitlements
-	tx    TxFunc
+	tx    Transactor
 	now   func() time.Time
 }
 
@@ -27,13 +27,14 @@ type Option func(*Service)
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // NewService returns a Service keeping tickets in store and consulting ent
-// (in practice *tenancy.Entitlements; required) for modules and
-// allowances. tx runs the steps of Create in one transaction (see
-// TxFunc); nil runs them without one, which only suits stores whose
-// operations cannot fail halfway, such as one in memory.
-func NewService(store Store, ent Entitlements, tx TxFunc, opts ...Option) *Service {
+// (in practice *tenancy.Entitlements; required) for modules and allowances.
+// tx runs the steps of Create in one transaction. It panics when tx is nil:
+// without a transaction a create could spend the tenant's allowance or
+// take a number and then fail to insert the ticket.
+func NewService(store Store, ent Entitlements, tx Transactor, opts ...Option) *Service {
 	if tx == nil {
-		tx = noTx
+		panic("support: NewService needs a Transactor: without one, spending the allowance, " +
+			"numbering and inserting a ticket would no longer commit or roll back as one")
 	}
 	s := &Service{store: store, ent: ent, tx: tx, now: time.Now}
 	for _, o := range opts {
@@ -63,7 +64,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
 	}
 	var t Ticket
-	err = s.tx(ctx, func(ctx context.Context) error {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		if err := s.ent.Use(ctx, allowance, 1); err != nil {
 			return err
 		}

@@ -7,22 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/uptrace/bun"
-
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
-
-// eachDB runs fn on a fresh SQLite and a fresh Postgres database with the
-// tenancy and support schemas.
-func eachDB(t *testing.T, fn func(t *testing.T, w *world)) {
-	t.Helper()
-	dbtest.Each(t, func(t *testing.T, db *bun.DB) { fn(t, newWorld(t, db)) },
-		bunstore.Migrations(), support.Migrations())
-}
 
 // TestServiceIsolation drives the service with tenancy on a real database:
 // tenant B sees none of A's tickets, by any method, and A's stay untouched.
@@ -178,7 +166,7 @@ func TestCreateIsAtomic(t *testing.T) {
 		ctx := context.Background()
 		tenant := mustTenant(t, w.tenancy, catalog.PlanStarter)
 		store := &failingStore{Store: w.store, fail: true}
-		svc := support.NewService(store, w.tenancy.Entitlements, w.inTx)
+		svc := support.NewService(store, w.tenancy.Entitlements, w.tx)
 		if _, err := svc.Create(ctx, tenant, requester(), validInput()); !errors.Is(err, errInsert) {
 			t.Fatalf("Create = %v, want the insert's error", err)
 		}

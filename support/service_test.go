@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tenantkit/tenantkit/examples/memstore"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -266,5 +268,19 @@ func TestInvalidError(t *testing.T) {
 	}
 	if !errors.Is(err, support.ErrInvalid) {
 		t.Error("InvalidError does not match ErrInvalid")
+	}
+}
+
+// TestNewServiceNeedsTransactor: without a Transactor, spending the
+// allowance, numbering and inserting would not commit as one, so the
+// configuration is refused rather than run.
+func TestNewServiceNeedsTransactor(t *testing.T) {
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		support.NewService(memstore.New(), &fakeEntitlements{limit: -1}, nil)
+		return nil
+	}()
+	if msg, _ := got.(string); !strings.Contains(msg, "needs a Transactor") {
+		t.Fatalf("NewService with a nil Transactor: recovered %v, want a panic saying it needs one", got)
 	}
 }

@@ -7,19 +7,20 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/webhook"
+	"github.com/tenantkit/tenantkit/webhook/bunstore"
 )
 
 // dbEnv is the webhook service wired as the server wires it, on a real
-// database: BunStores, the billing and tenancy services, database.RunInTx.
+// database: Bun stores, the billing and tenancy services, one Transactor.
 type dbEnv struct {
 	db       *bun.DB
+	tx       tenantkit.Transactor
 	tenancy  *tenancy.Services
 	billing  *billing.Service
 	store    webhook.Store
@@ -30,22 +31,16 @@ type dbEnv struct {
 // eachDB runs fn on SQLite and Postgres, each with a fresh migrated
 // database holding one tenant.
 func eachDB(t *testing.T, fn func(t *testing.T, e *dbEnv)) {
-	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
-		e := &dbEnv{db: db, tenancy: tenancy.New(bunstore.New(db).Stores(), database.NewTransactor(db), catalog.Default())}
-		e.billing = billing.NewService(billing.NewBunStore(db), e.tenancy.Entitlements, e.tx)
-		e.store = webhook.NewBunStore(db)
-		e.svc = e.newService(e.store, e.tenancy.Notifications)
+	dbtest.EachApp(t, func(t *testing.T, db *bun.DB, app *tenantkit.App) {
+		e := &dbEnv{db: db, tx: tenantkit.NewTransactor(db), tenancy: app.Tenancy, billing: app.Billing,
+			store: bunstore.New(db), svc: app.Webhooks}
 		tn, err := e.tenancy.Directory.CreateTenant(context.Background(), tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.tenantID = tn.ID
 		fn(t, e)
-	}, bunstore.Migrations(), billing.Migrations(), webhook.Migrations())
-}
-
-func (e *dbEnv) tx(ctx context.Context, fn func(context.Context) error) error {
-	return database.RunInTx(ctx, e.db, fn)
+	})
 }
 
 // newService builds a webhook service on e's database with the given

@@ -7,17 +7,16 @@ import (
 	"time"
 )
 
-// Tx runs fn in a database transaction carried by the context fn receives,
-// or in a savepoint of the one ctx already carries, and commits only if fn
-// returns nil. The server passes
-//
-//	func(ctx context.Context, fn func(context.Context) error) error {
-//		return database.RunInTx(ctx, db, fn)
-//	}
-//
-// and gives the billing and tenancy services stores on the same database,
-// so that their writes join the transaction.
-type Tx func(ctx context.Context, fn func(ctx context.Context) error) error
+// Transactor runs fn in one transaction, carried by the context fn
+// receives, and commits only if fn returns nil; inside a transaction ctx
+// already carries, it runs fn in a savepoint of it. fn's error must come
+// back unwrapped so that errors.Is still matches it. Service runs each
+// delivery through it, and its Store, Invoices and Notifier must join the
+// transaction the context carries: tenantkit.NewTransactor gives the one
+// the Bun stores join.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
 
 // Service records a payment provider's verified events and applies them,
 // each exactly once.
@@ -25,7 +24,7 @@ type Service struct {
 	store    Store
 	invoices Invoices
 	notifier Notifier
-	tx       Tx
+	tx       Transactor
 	now      func() time.Time
 }
 
@@ -38,13 +37,15 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 // NewService returns a Service that records events in store, applies
 // payments and refunds with invoices (a *billing.Service), notifies tenants
 // with notifier (a *tenancy.Notifications), and runs each event as one
-// transaction with tx. A nil tx runs without one, which is only right for
-// stores without transactions in a single process (tests).
-func NewService(store Store, invoices Invoices, notifier Notifier, tx Tx, opts ...Option) *Service {
-	s := &Service{store: store, invoices: invoices, notifier: notifier, tx: tx, now: time.Now}
-	if s.tx == nil {
-		s.tx = func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
+// transaction with tx. It panics when tx is nil: without a transaction a
+// payment could be applied, or a tenant notified, for an event that is
+// then not recorded, and a redelivery would apply it again.
+func NewService(store Store, invoices Invoices, notifier Notifier, tx Transactor, opts ...Option) *Service {
+	if tx == nil {
+		panic("webhook: NewService needs a Transactor: without one, an event's effect and its record " +
+			"would no longer commit or roll back as one, and a redelivery could apply a payment twice")
 	}
+	s := &Service{store: store, invoices: invoices, notifier: notifier, tx: tx, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -80,7 +81,7 @@ func (s *Service) Handle(ctx context.Context, body []byte) (Result, error) {
 	}
 	received := s.clock()
 	var res Result
-	err = s.tx(ctx, func(ctx context.Context) error {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		eff, err := s.apply(ctx, ev)
 		if err != nil {
 			return err

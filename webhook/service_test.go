@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"syscall"
+	"strings"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
@@ -218,7 +219,7 @@ func TestHandleInCallersTransaction(t *testing.T) {
 		inv := e.mustInvoice(t, 1000)
 		body := event("evt_outer", "payment.succeeded", inv.ID, 1000, "USD")
 		abort := errors.New("caller gives up")
-		err := e.tx(ctx, func(ctx context.Context) error {
+		err := e.tx.InTx(ctx, func(ctx context.Context) error {
 			if _, err := e.svc.Handle(ctx, body); err != nil {
 				return err
 			}
@@ -234,4 +235,18 @@ func TestHandleInCallersTransaction(t *testing.T) {
 			t.Fatalf("delivery after the rollback = %+v, %v", res, err)
 		}
 	})
+}
+
+// TestNewServiceNeedsTransactor: without a Transactor an event's effect
+// and its record would not commit as one, so the configuration is refused
+// rather than run.
+func TestNewServiceNeedsTransactor(t *testing.T) {
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		webhook.NewService(nil, nil, nil, nil)
+		return nil
+	}()
+	if msg, _ := got.(string); !strings.Contains(msg, "needs a Transactor") {
+		t.Fatalf("NewService with a nil Transactor: recovered %v, want a panic saying it needs one", got)
+	}
 }

@@ -13,12 +13,11 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
@@ -29,9 +28,9 @@ type app struct {
 	log     zerolog.Logger
 	db      *bun.DB
 	catalog *catalog.Catalog
-	// api is every service wired on the database (httpapi.NewConfig); the
-	// admin commands use the services directly.
-	api       httpapi.Config
+	// kit is every service wired on the database (tenantkit.New); the
+	// admin commands use its services directly.
+	kit       *tenantkit.App
 	tenancy   *tenancy.Services
 	contracts *contract.Service
 	billing   *billing.Service
@@ -74,7 +73,7 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 		return nil, err
 	}
 	if migrate {
-		n, err := httpapi.Migrate(ctx, db)
+		n, err := tenantkit.Migrate(ctx, db)
 		if err != nil {
 			_ = db.Close()
 			return nil, err
@@ -87,11 +86,11 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db.DB, "tenantkit"))
 	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg}
-	a.api = httpapi.NewConfig(db, cat)
-	store, tx := bunstore.New(db), database.NewTransactor(db)
-	a.tenancy = tenancy.New(store.Stores(), tx, cat)
-	a.contracts = contract.NewService(store, a.tenancy.Entitlements, a.tenancy.Notifications, tx, cat)
-	a.billing = a.api.Billing
+	if a.kit, err = tenantkit.New(db, cat); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	a.tenancy, a.contracts, a.billing = a.kit.Tenancy, a.kit.Contracts, a.kit.Billing
 	return a, nil
 }
 

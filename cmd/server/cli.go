@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -268,7 +268,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer a.close()
-	n, err := httpapi.Migrate(ctx, a.db)
+	n, err := tenantkit.Migrate(ctx, a.db)
 	if err != nil {
 		return err
 	}

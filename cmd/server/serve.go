@@ -15,7 +15,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/tenantkit/tenantkit/httpapi"
-	"github.com/tenantkit/tenantkit/internal/idempotency"
+	"github.com/tenantkit/tenantkit/httpapi/redislimit"
 )
 
 // version is reported by GET /api/health; set with -ldflags "-X main.version=…".
@@ -110,7 +110,7 @@ func (s *server) shutdown(ctx context.Context) error {
 // handler builds the API and composes it on bunrouter from the route table.
 func (a *app) handler(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg
-	apiCfg := a.api
+	apiCfg := a.kit.HTTPConfig()
 	apiCfg.JWT = httpapi.JWTConfig{Secret: []byte(cfg.JWTSecret), JWKSURL: cfg.JWTJWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience}
 	apiCfg.CSRFSecret = []byte(cfg.CSRFSecret)
 	apiCfg.MaxBodyBytes = cfg.MaxBodyBytes
@@ -126,7 +126,7 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redis url: %w", err)
 		}
-		apiCfg.RateLimiter = httpapi.NewRedisRateLimiter(redis.NewClient(opts), cfg.RateLimit, cfg.RateBurst)
+		apiCfg.RateLimiter = redislimit.New(redis.NewClient(opts), cfg.RateLimit, cfg.RateBurst)
 	} else {
 		apiCfg.RateLimiter = httpapi.NewMemoryRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	}
@@ -175,11 +175,10 @@ func adapt(h http.Handler) bunrouter.HandlerFunc {
 // fall due at a period boundary (safe on every replica at once: each due
 // request is applied in its own transaction, once).
 func (a *app) backgroundJobs(ctx context.Context) {
-	store := idempotency.New(a.db)
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
-		if n, err := store.Purge(ctx, time.Now().Add(-httpapi.IdempotencyTTL)); err != nil {
+		if n, err := a.kit.PurgeIdempotencyKeys(ctx); err != nil {
 			a.log.Warn().Err(err).Msg("purge idempotency keys")
 		} else if n > 0 {
 			a.log.Info().Int64("deleted", n).Msg("purged expired idempotency keys")

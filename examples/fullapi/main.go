@@ -33,30 +33,34 @@ import (
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	_ "modernc.org/sqlite"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 // newHandler is the whole integration: the schema, the services on the
 // host's database, the host's settings, the API, and its metrics beside it.
-func newHandler(ctx context.Context, db *bun.DB, jwtSecret []byte) (http.Handler, error) {
-	if _, err := httpapi.Migrate(ctx, db); err != nil {
-		return nil, err
+func newHandler(ctx context.Context, db *bun.DB, jwtSecret []byte) (http.Handler, *tenantkit.App, error) {
+	if _, err := tenantkit.Migrate(ctx, db); err != nil {
+		return nil, nil, err
 	}
-	cfg := httpapi.NewConfig(db, catalog.Default())
+	app, err := tenantkit.New(db, catalog.Default())
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := app.HTTPConfig()
 	cfg.JWT.Secret = jwtSecret
 	metrics := prometheus.NewRegistry()
 	cfg.Metrics = metrics
 	api, err := httpapi.New(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
 	mux.Handle("/", api.Handler())
-	return mux, nil
+	return mux, app, nil
 }
 
 func main() {
@@ -80,12 +84,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	handler, err := newHandler(ctx, db, []byte("change-me-change-me-change-me-32b!"))
+	handler, app, err := newHandler(ctx, db, []byte("change-me-change-me-change-me-32b!"))
 	if err != nil {
 		return err
 	}
-	dir := tenancy.NewDirectory(bunstore.New(db), catalog.Default())
-	key, err := seed(ctx, dir, tenancy.NewKeys(bunstore.New(db), dir))
+	key, err := seed(ctx, app.Tenancy.Directory, app.Tenancy.Keys)
 	if err != nil {
 		return err
 	}

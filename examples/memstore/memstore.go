@@ -1,7 +1,12 @@
 // Package memstore is an example of a custom support.Store: tickets kept in
 // memory, passing the same conformance suite as the Bun store. A host app
 // would write one like it over its own storage; tenantkit's tests use it
-// for the service's rules. Run the conformance suite against it with
+// for the service's rules:
+//
+//	store := memstore.New()
+//	svc := support.NewService(store, entitlements, store) // the store is its own Transactor
+//
+// Run the conformance suite against it with
 //
 //	go test ./examples/memstore
 package memstore
@@ -23,12 +28,23 @@ type Store struct {
 	tickets map[string]map[string]support.Ticket // tenant → id → ticket
 }
 
-var _ support.Store = (*Store)(nil)
+var (
+	_ support.Store      = (*Store)(nil)
+	_ support.Transactor = (*Store)(nil)
+)
 
 // New returns an empty Store.
 func New() *Store {
 	return &Store{numbers: map[string]int64{}, tickets: map[string]map[string]support.Ticket{}}
 }
+
+// InTx implements support.Transactor by running fn directly: memory has
+// no transactions to roll back. Each method of Store is atomic on its own,
+// and a create can fail between taking a number and storing the ticket
+// only on a conflicting id, so the service's atomicity is lost only there
+// (a number is skipped). A store over storage that can fail halfway must
+// give a Transactor that rolls back, such as tenantkit.NewTransactor.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) error { return fn(ctx) }
 
 // NextNumber implements support.Store.
 func (s *Store) NextNumber(_ context.Context, tenantID string) (int64, error) {

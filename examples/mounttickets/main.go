@@ -27,6 +27,7 @@ import (
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	_ "modernc.org/sqlite"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -39,10 +40,14 @@ type sessions map[string]string
 // hostApp is the whole integration: tenantkit's tickets at /support/, the
 // host's own pages beside them.
 func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *tenancy.Directory, error) {
-	if _, err := httpapi.Migrate(ctx, db); err != nil {
+	if _, err := tenantkit.Migrate(ctx, db); err != nil {
 		return nil, nil, err
 	}
-	cfg := httpapi.NewConfig(db, catalog.Default())
+	app, err := tenantkit.New(db, catalog.Default())
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := app.HTTPConfig()
 	cfg.Authenticator = httpapi.AuthenticatorFunc(func(r *http.Request) (*httpapi.Principal, error) {
 		c, err := r.Cookie("host_session")
 		if err != nil || sess[c.Value] == "" {

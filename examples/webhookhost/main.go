@@ -32,8 +32,8 @@ import (
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	_ "modernc.org/sqlite"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -67,18 +67,21 @@ func paymentsHandler(v webhook.Verifier, events *webhook.Service) http.Handler {
 
 // newHost wires tenantkit's services on the host's database and mounts the
 // webhook on the host's route.
-func newHost(ctx context.Context, db *bun.DB, secrets []string) (http.Handler, httpapi.Config, error) {
-	if _, err := httpapi.Migrate(ctx, db); err != nil {
-		return nil, httpapi.Config{}, err
+func newHost(ctx context.Context, db *bun.DB, secrets []string) (http.Handler, *tenantkit.App, error) {
+	if _, err := tenantkit.Migrate(ctx, db); err != nil {
+		return nil, nil, err
 	}
-	cfg := httpapi.NewConfig(db, catalog.Default())
+	app, err := tenantkit.New(db, catalog.Default())
+	if err != nil {
+		return nil, nil, err
+	}
 	v, err := webhook.NewVerifier(webhook.SchemeStandard, secrets)
 	if err != nil {
-		return nil, httpapi.Config{}, err
+		return nil, nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /hooks/payments", paymentsHandler(v, cfg.Webhooks))
-	return mux, cfg, nil
+	mux.Handle("POST /hooks/payments", paymentsHandler(v, app.Webhooks))
+	return mux, app, nil
 }
 
 func main() {

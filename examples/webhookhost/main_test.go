@@ -21,7 +21,6 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -35,7 +34,7 @@ func TestHostReceivesPayment(t *testing.T) {
 	}
 	db := bun.NewDB(sqldb, sqlitedialect.New())
 	defer db.Close()
-	host, cfg, err := newHost(ctx, db, []string{secret})
+	host, app, err := newHost(ctx, db, []string{secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +42,11 @@ func TestHostReceivesPayment(t *testing.T) {
 	defer srv.Close()
 
 	// The tenant has an open invoice of 1999 USD.
-	ten, err := tenancy.NewDirectory(bunstore.New(db), catalog.Default()).CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "shop", Name: "Shop", PlanID: catalog.PlanStarter})
+	ten, err := app.Tenancy.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "shop", Name: "Shop", PlanID: catalog.PlanStarter})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := cfg.Billing.Create(ctx, ten.ID, billing.CreateInvoiceInput{
+	inv, err := app.Billing.Create(ctx, ten.ID, billing.CreateInvoiceInput{
 		Customer: billing.CustomerInput{Name: "Ada", Email: "ada@example.com"}, Currency: "USD",
 		LineItems: []billing.LineItemInput{{Description: "Plan", Quantity: 1, UnitAmount: 1999}}})
 	if err != nil {
@@ -86,7 +85,7 @@ func TestHostReceivesPayment(t *testing.T) {
 	if status, body := deliver(event, true); status != 200 || !strings.Contains(body, `"duplicate":true`) {
 		t.Fatalf("redelivery: %d %s", status, body)
 	}
-	got, err := cfg.Billing.Get(ctx, ten.ID, inv.ID)
+	got, err := app.Billing.Get(ctx, ten.ID, inv.ID)
 	if err != nil || got.Status != billing.StatusPaid || got.AmountPaid != 1999 {
 		t.Fatalf("invoice after payment: %+v %v", got, err)
 	}

@@ -23,6 +23,18 @@ import (
 // binds (pgx's statement cache), so that Postgres plans it once. On
 // SQLite, where statements are cheap to prepare, nothing changes: Bun
 // writes the values into the text as always.
+//
+// What it buys, measured with bench (POST /api/v1/collections/invoices,
+// --quick, two cores, CPU per request, several runs each): with every
+// query of the request bound, Postgres spends 0.56–0.64 ms on a create
+// and the server 0.57–0.62 ms; with none bound, 1.04–1.13 ms and
+// 0.66–0.75 ms. Billing's own two statements (the number, the insert) are
+// 0.13 ms of Postgres's share, the insert alone about 0.05 ms; creating a
+// ticket and ingesting a webhook gain alike, listing invoices 0.2 ms.
+// That is why the stores of billing, support and webhook bind every
+// query, in one style: Bun builds the query on Conn(ctx, db), each value
+// goes through Add (an insert lists its columns and binds them with
+// AddAll), and Scan or Exec runs it.
 
 // Args collects the bound arguments of one query. Make one per query
 // with NewArgs, use Add for each value, and run the query with Scan or
@@ -48,6 +60,16 @@ func (a *Args) Add(v any) Arg {
 	}
 	a.vals = append(a.vals, v)
 	return Arg{n: len(a.vals), v: v}
+}
+
+// AddAll returns an argument for each of vs, in order: the arguments of
+// a NewRaw query that lists its columns (NewRaw(q, a.AddAll(x, y)...)).
+func (a *Args) AddAll(vs ...any) []any {
+	args := make([]any, len(vs))
+	for i, v := range vs {
+		args[i] = a.Add(v)
+	}
+	return args
 }
 
 // Arg is an argument made by Args.Add.
@@ -172,7 +194,9 @@ func isSlice(dest any) bool {
 // BindRow makes q, an insert of the single row model row (a pointer to a
 // Bun row struct), bind the value of each of the row's columns with a
 // instead of writing it into the text. Where a does not bind (SQLite) it
-// returns q as it is.
+// returns q as it is. Tenancy's notifications use it; the other stores
+// list an insert's columns and bind them with AddAll, which keeps the SQL
+// in the store and needs no reflection.
 func BindRow(q *bun.InsertQuery, a *Args, row any) *bun.InsertQuery {
 	if !a.bind {
 		return q

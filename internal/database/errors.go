@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/tenantkit/tenantkit/internal/fault"
 )
 
 // IsUniqueViolation reports whether err is a unique or primary-key
@@ -46,7 +48,8 @@ func IsForeignKeyViolation(err error) bool {
 // and may pass: the connection is lost or refused, the server is shutting
 // down, starting up or out of resources, a lock or a serialization
 // conflict got in the way. Callers may retry; the HTTP edge answers 503.
-var ErrUnavailable = errors.New("database unavailable")
+// It is fault.ErrUnavailable, which the HTTP edge answers with 503.
+var ErrUnavailable = fault.ErrUnavailable
 
 // Wrap hides a driver error so that no driver type leaves a store; the
 // message is kept for the logs. Failures of the database's availability

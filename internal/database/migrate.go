@@ -23,6 +23,21 @@ const (
 // domains and order the whole schema (tenancy first, then its dependants).
 type Source = fs.FS
 
+// Embedded returns the folder "migrations" of fsys as a Source: what a
+// store package embeds with
+//
+//	//go:embed migrations
+//	var migrations embed.FS
+//
+// and hands out with Embedded(migrations).
+func Embedded(fsys fs.FS) Source {
+	sub, err := fs.Sub(fsys, "migrations")
+	if err != nil {
+		panic(err) // fs.Sub fails only on an invalid name; unreachable
+	}
+	return sub
+}
+
 // newMigrator collects the migrations for db's dialect from every source.
 func newMigrator(db *bun.DB, sources []Source) (*migrate.Migrator, error) {
 	ms := migrate.NewMigrations()

@@ -15,20 +15,15 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 )
 
 //go:embed migrations
-var migrationsFS embed.FS
+var migrations embed.FS
 
 // Migrations returns the idempotency schema for both dialects.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationsFS, "migrations")
-	if err != nil {
-		panic(err) // embedded above; unreachable
-	}
-	return sub
-}
+func Migrations() fs.FS { return database.Embedded(migrations) }
 
 // Lease is how long a claim protects a key whose request has not
 // finished: retries meanwhile get ErrInProgress. A claim older than that
@@ -41,11 +36,14 @@ const Lease = time.Minute
 // Store keeps Idempotency-Key outcomes in the database.
 type Store struct {
 	db  *bun.DB
+	tx  database.Transactor // the one the domain stores join
 	now func() time.Time
 }
 
+var _ httpapi.IdempotencyStore = (*Store)(nil)
+
 // New returns a Store on db (migrated with Migrations).
-func New(db *bun.DB) *Store { return &Store{db: db, now: time.Now} }
+func New(db *bun.DB) *Store { return &Store{db: db, tx: database.NewTransactor(db), now: time.Now} }
 
 type keyRow struct {
 	bun.BaseModel `bun:"table:idempotency_keys"`
@@ -96,7 +94,7 @@ func (s *Store) Do(ctx context.Context, scope Scope, requestHash string, ttl tim
 	}
 
 	var resp Response
-	err = database.RunInTx(ctx, s.db, func(ctx context.Context) error {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		if resp, err = fn(ctx); err != nil {
 			return err

@@ -1,26 +1,20 @@
 package idempotency
 
-import "errors"
+import "github.com/tenantkit/tenantkit/httpapi"
 
-// Scope is where an Idempotency-Key is unique: per tenant and credential.
-type Scope struct {
-	TenantID   string
-	Credential string
-	Key        string
-}
-
-// Response is a response kept for replay.
-type Response struct {
-	Status      int
-	ContentType string
-	Location    string
-	Body        []byte
-}
+// The types and errors of httpapi.IdempotencyStore, under the names this
+// package has always used.
+type (
+	// Scope is where an Idempotency-Key is unique: per tenant and credential.
+	Scope = httpapi.IdempotencyScope
+	// Response is a response kept for replay.
+	Response = httpapi.StoredResponse
+)
 
 // Errors Do returns.
 var (
 	// ErrKeyReused: the key was used with another request body.
-	ErrKeyReused = errors.New("this Idempotency-Key was used with a different request")
+	ErrKeyReused = httpapi.ErrIdempotencyKeyReused
 	// ErrInProgress: the first request with this key has not finished.
-	ErrInProgress = errors.New("a request with this Idempotency-Key is still in progress")
+	ErrInProgress = httpapi.ErrIdempotencyInProgress
 )

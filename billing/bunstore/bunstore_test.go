@@ -1,4 +1,4 @@
-package billing_test
+package bunstore_test
 
 import (
 	"context"
@@ -10,10 +10,11 @@ import (
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/billing/billingtest"
+	"github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
+	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 func TestBunStore(t *testing.T) {
@@ -27,30 +28,26 @@ func TestBunStore(t *testing.T) {
 					t.Fatalf("empty %s: %v", table, err)
 				}
 			}
-			return billing.NewBunStore(db)
+			return bunstore.New(db)
 		})
-	}, bunstore.Migrations(), billing.Migrations())
-}
-
-func TestMemStore(t *testing.T) {
-	billingtest.Run(t, func(t *testing.T) billing.Store { return newMemStore() })
+	}, tenancystore.Migrations(), bunstore.Migrations())
 }
 
 func TestBunStoreUnknownTenant(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
-		s := billing.NewBunStore(db)
+		s := bunstore.New(db)
 		inv := billing.Invoice{ID: "inv_01jd0000000000000000000000", TenantID: "ten_nobody", Number: "INV-000001",
 			Status: billing.StatusDraft, Currency: "USD", CreatedAt: time.Now().UTC()}
 		if err := s.CreateInvoice(context.Background(), inv); !errors.Is(err, billing.ErrNotFound) {
 			t.Fatalf("CreateInvoice for an unknown tenant: got %v, want ErrNotFound", err)
 		}
-	}, bunstore.Migrations(), billing.Migrations())
+	}, tenancystore.Migrations(), bunstore.Migrations())
 }
 
 // mustSuiteTenants stores the two tenants the conformance suites write for.
 func mustSuiteTenants(t *testing.T, db *bun.DB) {
 	t.Helper()
-	tenants := bunstore.New(db)
+	tenants := tenancystore.New(db)
 	for _, tn := range []tenancy.Tenant{
 		{ID: billingtest.TenantA, Slug: "tenant-a", Name: "Tenant A"},
 		{ID: billingtest.TenantB, Slug: "tenant-b", Name: "Tenant B"},

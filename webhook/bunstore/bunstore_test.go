@@ -1,4 +1,4 @@
-package webhook_test
+package bunstore_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/webhook"
+	"github.com/tenantkit/tenantkit/webhook/bunstore"
 	"github.com/tenantkit/tenantkit/webhook/webhooktest"
 )
 
@@ -18,7 +19,7 @@ func TestBunStore(t *testing.T) {
 			if _, err := db.NewDelete().TableExpr("webhook_events").Where("TRUE").Exec(context.Background()); err != nil {
 				t.Fatalf("empty webhook_events: %v", err)
 			}
-			return webhook.NewBunStore(db)
+			return bunstore.New(db)
 		})
-	}, webhook.Migrations())
+	}, bunstore.Migrations())
 }

@@ -1,4 +1,8 @@
-package httpapi
+// Package redislimit is an httpapi.RateLimiter whose buckets live in
+// Redis, so that several server replicas enforce one budget per key. It is
+// a package of its own so that the HTTP edge compiles without a Redis
+// client; a host that rate-limits in one process never imports it.
+package redislimit
 
 import (
 	"context"
@@ -7,34 +11,36 @@ import (
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tenantkit/tenantkit/httpapi"
 )
 
 // redisKeyPrefix namespaces tenantkit's rate-limit keys in a shared Redis
 // (redis_rate adds its own "rate:" in front).
 const redisKeyPrefix = "tenantkit:rl:"
 
-// redisRateLimiter is the RateLimiter shared by all replicas: GCRA (a token
-// bucket kept as one timestamp per key) evaluated atomically in Redis by
+// limiter is the RateLimiter shared by all replicas: GCRA (a token bucket
+// kept as one timestamp per key) evaluated atomically in Redis by
 // redis_rate. Keys expire once their bucket is full again, so Redis memory
 // stays bounded by the active keys.
-type redisRateLimiter struct {
+type limiter struct {
 	limiter *redis_rate.Limiter
 	limit   redis_rate.Limit
 	window  time.Duration
 }
 
-var _ RateLimiter = (*redisRateLimiter)(nil)
+var _ httpapi.RateLimiter = (*limiter)(nil)
 
-// NewRedisRateLimiter returns a RateLimiter whose buckets live in Redis, so
-// that several server replicas enforce one budget per key: perSecond
-// requests per second with bursts of up to burst (at least 1). perSecond <=
-// 0 turns limiting off, as for NewMemoryRateLimiter.
-func NewRedisRateLimiter(client *redis.Client, perSecond float64, burst int) RateLimiter {
+// New returns a RateLimiter whose buckets live in Redis, so that several
+// server replicas enforce one budget per key: perSecond requests per
+// second with bursts of up to burst (at least 1). perSecond <= 0 turns
+// limiting off, as for httpapi.NewMemoryRateLimiter.
+func New(client *redis.Client, perSecond float64, burst int) httpapi.RateLimiter {
 	if perSecond <= 0 {
-		return NewMemoryRateLimiter(0, 0) // off: nothing to share
+		return httpapi.NewMemoryRateLimiter(0, 0) // off: nothing to share
 	}
 	burst = max(burst, 1)
-	return &redisRateLimiter{
+	return &limiter{
 		limiter: redis_rate.NewLimiter(client),
 		// redis_rate counts whole requests per period; one request per
 		// 1/perSecond keeps fractional rates (0.5/s) exact.
@@ -43,18 +49,19 @@ func NewRedisRateLimiter(client *redis.Client, perSecond float64, burst int) Rat
 			Burst:  burst,
 			Period: time.Duration(float64(time.Second) / perSecond),
 		},
-		window: refillWindow(perSecond, burst),
+		// How long an empty bucket takes to refill.
+		window: time.Duration(float64(burst) / perSecond * float64(time.Second)),
 	}
 }
 
 // Allow takes a token from key's bucket in Redis. It fails only when Redis
 // does, with the client's error wrapped.
-func (l *redisRateLimiter) Allow(ctx context.Context, key string) (RateDecision, error) {
+func (l *limiter) Allow(ctx context.Context, key string) (httpapi.RateDecision, error) {
 	res, err := l.limiter.Allow(ctx, redisKeyPrefix+key, l.limit)
 	if err != nil {
-		return RateDecision{}, fmt.Errorf("httpapi: redis rate limit: %w", err)
+		return httpapi.RateDecision{}, fmt.Errorf("redislimit: %w", err)
 	}
-	d := RateDecision{
+	d := httpapi.RateDecision{
 		Allowed:    res.Allowed > 0,
 		Limit:      l.limit.Burst,
 		Remaining:  max(res.Remaining, 0),

@@ -1,43 +1,26 @@
-package httpapi
+package redislimit
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/internal/id"
 )
 
-// mustRedis returns a client for the test Redis at TENANTKIT_TEST_REDIS_URL
-// (default redis://127.0.0.1:6379/0). When it is unreachable the test is
-// skipped, unless TENANTKIT_REQUIRE_REDIS=1 makes that a failure (CI).
-func mustRedis(tb testing.TB) *redis.Client {
+// mustAllow calls Allow and fails the test on error.
+func mustAllow(tb testing.TB, l httpapi.RateLimiter, key string) httpapi.RateDecision {
 	tb.Helper()
-	url := os.Getenv("TENANTKIT_TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	opts, err := redis.ParseURL(url)
+	d, err := l.Allow(context.Background(), key)
 	if err != nil {
-		tb.Fatalf("TENANTKIT_TEST_REDIS_URL %q: %v", url, err)
+		tb.Fatalf("Allow(%q): %v", key, err)
 	}
-	client := redis.NewClient(opts)
-	tb.Cleanup(func() { _ = client.Close() })
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := client.Ping(ctx).Err(); err != nil {
-		msg := "Redis at " + url + " is unreachable (" + err.Error() + "); start one or set TENANTKIT_TEST_REDIS_URL to run the Redis rate limiter tests"
-		if os.Getenv("TENANTKIT_REQUIRE_REDIS") == "1" {
-			tb.Fatal(msg)
-		}
-		tb.Skip(msg)
-	}
-	return client
+	return d
 }
 
 // uniqueRateKey returns a key no other test run uses, and deletes its Redis
@@ -52,12 +35,12 @@ func uniqueRateKey(tb testing.TB, client *redis.Client) string {
 }
 
 func TestRedisRateLimiter(t *testing.T) {
-	client := mustRedis(t)
+	client := dbtest.Redis(t)
 
 	t.Run("BurstThenRefuse", func(t *testing.T) {
 		// 1 request a second, bursts of 3: nothing refills noticeably during
 		// the few milliseconds the test takes.
-		l := NewRedisRateLimiter(client, 1, 3)
+		l := New(client, 1, 3)
 		key := uniqueRateKey(t, client)
 		// Reset is the wait for the next token (at most 1 s), not for the
 		// bucket to be full (up to 3 s).
@@ -84,7 +67,7 @@ func TestRedisRateLimiter(t *testing.T) {
 
 	t.Run("Refill", func(t *testing.T) {
 		// 20 a second, burst 1: refused at once, allowed again ~50 ms later.
-		l := NewRedisRateLimiter(client, 20, 1)
+		l := New(client, 20, 1)
 		key := uniqueRateKey(t, client)
 		if d := mustAllow(t, l, key); !d.Allowed {
 			t.Fatalf("first request refused: %+v", d)
@@ -101,7 +84,7 @@ func TestRedisRateLimiter(t *testing.T) {
 
 	t.Run("SharedAcrossLimiters", func(t *testing.T) {
 		// Two limiters stand for two replicas: they draw from one bucket.
-		a, b := NewRedisRateLimiter(client, 1, 2), NewRedisRateLimiter(client, 1, 2)
+		a, b := New(client, 1, 2), New(client, 1, 2)
 		key := uniqueRateKey(t, client)
 		mustAllow(t, a, key)
 		mustAllow(t, b, key)
@@ -111,7 +94,7 @@ func TestRedisRateLimiter(t *testing.T) {
 	})
 
 	t.Run("KeysIndependent", func(t *testing.T) {
-		l := NewRedisRateLimiter(client, 1, 1)
+		l := New(client, 1, 1)
 		k1, k2 := uniqueRateKey(t, client), uniqueRateKey(t, client)
 		mustAllow(t, l, k1)
 		if d := mustAllow(t, l, k2); !d.Allowed {
@@ -120,8 +103,8 @@ func TestRedisRateLimiter(t *testing.T) {
 	})
 
 	t.Run("Unlimited", func(t *testing.T) {
-		l := NewRedisRateLimiter(client, 0, 10)
-		if d := mustAllow(t, l, "any"); d != (RateDecision{Allowed: true}) {
+		l := New(client, 0, 10)
+		if d := mustAllow(t, l, "any"); d != (httpapi.RateDecision{Allowed: true}) {
 			t.Errorf("Allow = %+v, want {Allowed: true}", d)
 		}
 	})
@@ -131,8 +114,8 @@ func TestRedisRateLimiterError(t *testing.T) {
 	// Nothing listens on port 1; the error must come back wrapped, not panic.
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
 	t.Cleanup(func() { _ = client.Close() })
-	_, err := NewRedisRateLimiter(client, 1, 1).Allow(context.Background(), "k")
-	if err == nil || !strings.Contains(err.Error(), "httpapi: redis rate limit") {
+	_, err := New(client, 1, 1).Allow(context.Background(), "k")
+	if err == nil || !strings.Contains(err.Error(), "redislimit: ") {
 		t.Errorf("Allow against no Redis = %v, want a wrapped error", err)
 	}
 }

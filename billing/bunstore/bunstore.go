@@ -1,0 +1,196 @@
+// Package bunstore is billing's Store on Postgres or SQLite through Bun,
+// with the schema it needs (Migrations). Every query runs on the
+// transaction the context carries when there is one, so that a
+// billing.Service operation commits or rolls back as one.
+//
+// Every query binds its values (database.Args) rather than letting Bun
+// write them into the SQL text, so that Postgres prepares and plans each
+// statement once per connection: on a create that saves Postgres about
+// 0.1 ms of CPU for this store's statements, and half a millisecond over
+// the whole request (internal/database/bind.go has the measurements).
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"maps"
+	"slices"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/internal/database"
+)
+
+// Store is the billing.Store on Postgres or SQLite through Bun. Every
+// query runs on the transaction carried by the context when there is one,
+// and every query of invoices goes through database.ForTenant.
+type Store struct {
+	db bun.IDB
+}
+
+var _ billing.Store = (*Store)(nil)
+
+// New returns a Store on db. Apply tenancy's migrations and Migrations
+// first.
+func New(db bun.IDB) *Store { return &Store{db: db} }
+
+func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
+
+// NextNumber implements billing.Store with database.NextNumber: one upsert of
+// the tenant's row in invoice_sequences, on the caller's transaction.
+func (s *Store) NextNumber(ctx context.Context, tenantID string) (int64, error) {
+	n, err := database.NextNumber(ctx, s.db, "invoice_sequences", tenantID)
+	return n, translate(err)
+}
+
+// CreateInvoice implements billing.Store.
+func (s *Store) CreateInvoice(ctx context.Context, inv billing.Invoice) error {
+	r, err := toRow(inv)
+	if err != nil {
+		return err
+	}
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewRaw(
+		`INSERT INTO invoices (tenant_id, id, number, status, customer_name, customer_email, currency,
+		 line_items, subtotal, tax, total, amount_paid, amount_due, received, refunded,
+		 due_date, memo, metadata, created_at, finalized_at, paid_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.AddAll(r.TenantID, r.ID, r.Number, r.Status, r.CustomerName, r.CustomerEmail, r.Currency,
+			r.LineItems, r.Subtotal, r.Tax, r.Total, r.AmountPaid, r.AmountDue, r.Received, r.Refunded,
+			r.DueDate, r.Memo, r.Metadata, r.CreatedAt, r.FinalizedAt, r.PaidAt)...)
+	_, err = database.Exec(ctx, s.db, q, a)
+	return translate(err)
+}
+
+// Invoice implements billing.Store.
+func (s *Store) Invoice(ctx context.Context, tenantID, id string) (billing.Invoice, error) {
+	return s.get(ctx, tenantID, id, false)
+}
+
+// InvoiceForUpdate implements billing.Store.
+func (s *Store) InvoiceForUpdate(ctx context.Context, tenantID, id string) (billing.Invoice, error) {
+	return s.get(ctx, tenantID, id, true)
+}
+
+func (s *Store) get(ctx context.Context, tenantID, id string, lock bool) (billing.Invoice, error) {
+	db := s.conn(ctx)
+	var row invoiceRow
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(db.NewSelect().Model(&row), a.Add(tenantID)).Where("id = ?", a.Add(id))
+	if lock && database.IsPostgres(db) {
+		q = q.For("UPDATE")
+	}
+	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+		return billing.Invoice{}, translate(err)
+	}
+	return row.invoice()
+}
+
+// UpdateInvoice implements billing.Store.
+func (s *Store) UpdateInvoice(ctx context.Context, inv billing.Invoice) error {
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*invoiceRow)(nil)), a.Add(inv.TenantID)).
+		Set("status = ?", a.Add(string(inv.Status))).
+		Set("amount_paid = ?", a.Add(inv.AmountPaid)).Set("amount_due = ?", a.Add(inv.AmountDue)).
+		Set("received = ?", a.Add(inv.Received)).Set("refunded = ?", a.Add(inv.Refunded)).
+		Set("finalized_at = ?", a.Add(inv.FinalizedAt)).Set("paid_at = ?", a.Add(inv.PaidAt)).
+		Where("id = ?", a.Add(inv.ID))
+	res, err := database.Exec(ctx, s.db, q, a)
+	return affected(res, err)
+}
+
+// ListInvoices implements billing.Store. The filters are equalities on columns
+// that follow tenant_id in an index, and the order is the index's id.
+func (s *Store) ListInvoices(ctx context.Context, tenantID string, f billing.ListFilter) ([]billing.Invoice, bool, error) {
+	limit := f.Limit
+	if limit < 1 {
+		limit = billing.DefaultListLimit
+	}
+	rows := make([]invoiceRow, 0, limit+1) // room for the page: no growing by reflection
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), a.Add(tenantID))
+	if f.Status != "" {
+		q = q.Where("status = ?", a.Add(f.Status))
+	}
+	if f.CustomerEmail != "" {
+		q = q.Where("customer_email = ?", a.Add(f.CustomerEmail))
+	}
+	if f.Before != "" {
+		q = q.Where("id < ?", a.Add(f.Before))
+	}
+	if err := database.Scan(ctx, s.db, q.OrderExpr("id DESC").Limit(int64(limit+1)), a, &rows); err != nil {
+		return nil, false, translate(err)
+	}
+	return database.Page(rows, limit, invoiceRow.invoice)
+}
+
+// InvoiceTenant implements billing.Store. It is the only query not confined by
+// database.ForTenant: its caller does not know the tenant yet.
+func (s *Store) InvoiceTenant(ctx context.Context, id string) (string, error) {
+	var tenantID string
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewSelect().Model((*invoiceRow)(nil)).Column("tenant_id").Where("id = ?", a.Add(id)).Limit(1)
+	if err := database.Scan(ctx, s.db, q, a, &tenantID); err != nil {
+		return "", translate(err)
+	}
+	return tenantID, nil
+}
+
+// UpdateInvoiceByID implements billing.Store: SELECT … FOR UPDATE by id (on
+// SQLite the transaction holds the database's write lock from its start,
+// which serialises it just the same), then UpdateInvoice, on the caller's
+// transaction or, without one, on a transaction of its own.
+func (s *Store) UpdateInvoiceByID(ctx context.Context, id string, change func(*billing.Invoice) error) (billing.Invoice, error) {
+	var out billing.Invoice
+	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
+		db := s.conn(ctx)
+		var row invoiceRow
+		a := database.NewArgs(s.db)
+		q := db.NewSelect().Model(&row).Where("id = ?", a.Add(id)).Limit(1)
+		if database.IsPostgres(db) {
+			q = q.For("UPDATE")
+		}
+		if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+			return translate(err)
+		}
+		loaded, err := row.invoice()
+		if err != nil {
+			return err
+		}
+		inv := loaded
+		inv.LineItems, inv.Metadata = slices.Clone(loaded.LineItems), maps.Clone(loaded.Metadata)
+		if err := change(&inv); err != nil {
+			return err
+		}
+		// The row as loaded with the fields UpdateInvoice writes taken from
+		// change's copy: what the row holds once written, whatever else
+		// change did to its copy.
+		loaded.Status, loaded.AmountPaid, loaded.AmountDue = inv.Status, inv.AmountPaid, inv.AmountDue
+		loaded.Received, loaded.Refunded = inv.Received, inv.Refunded
+		loaded.FinalizedAt, loaded.PaidAt = inv.FinalizedAt, inv.PaidAt
+		if err := s.UpdateInvoice(ctx, loaded); err != nil {
+			return err
+		}
+		out = loaded
+		return nil
+	})
+	return out, err
+}
+
+// translate turns driver errors into the domain's sentinels.
+func translate(err error) error {
+	return database.Translate(err, billing.ErrNotFound, billing.ErrConflict)
+}
+
+func affected(res sql.Result, err error) error {
+	if err != nil {
+		return translate(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return database.Wrap(err)
+	} else if n == 0 {
+		return billing.ErrNotFound
+	}
+	return nil
+}

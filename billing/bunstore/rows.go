@@ -1,0 +1,116 @@
+package bunstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/billing"
+)
+
+// invoiceRow is a row of the invoices table; toRow and invoice convert
+// it from and to a billing.Invoice.
+type invoiceRow struct {
+	bun.BaseModel `bun:"table:invoices"`
+	TenantID      string     `bun:"tenant_id,pk"`
+	ID            string     `bun:"id,pk"`
+	Number        string     `bun:"number"`
+	Status        string     `bun:"status"`
+	CustomerName  string     `bun:"customer_name"`
+	CustomerEmail string     `bun:"customer_email"`
+	Currency      string     `bun:"currency"`
+	LineItems     string     `bun:"line_items"`
+	Subtotal      int64      `bun:"subtotal"`
+	Tax           int64      `bun:"tax"`
+	Total         int64      `bun:"total"`
+	AmountPaid    int64      `bun:"amount_paid"`
+	AmountDue     int64      `bun:"amount_due"`
+	Received      int64      `bun:"received"`
+	Refunded      int64      `bun:"refunded"`
+	DueDate       *string    `bun:"due_date"`
+	Memo          string     `bun:"memo"`
+	Metadata      string     `bun:"metadata"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	FinalizedAt   *time.Time `bun:"finalized_at"`
+	PaidAt        *time.Time `bun:"paid_at"`
+}
+
+// lineRow is how a line item is kept in the line_items JSON column; its
+// own type so that the API's JSON can change without touching stored rows.
+type lineRow struct {
+	Description string `json:"description"`
+	Quantity    int64  `json:"quantity"`
+	UnitAmount  int64  `json:"unit_amount"`
+	TaxRateBps  int    `json:"tax_rate_bps"`
+	Amount      int64  `json:"amount"`
+}
+
+func toRow(inv billing.Invoice) (invoiceRow, error) {
+	lines := make([]lineRow, len(inv.LineItems))
+	for i, l := range inv.LineItems {
+		lines[i] = lineRow(l)
+	}
+	lineJSON, err := json.Marshal(lines)
+	if err != nil {
+		return invoiceRow{}, fmt.Errorf("billing: encode line items: %w", err)
+	}
+	meta := inv.Metadata
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	metaJSON, err := json.Marshal(meta)
+	if err != nil {
+		return invoiceRow{}, fmt.Errorf("billing: encode metadata: %w", err)
+	}
+	row := invoiceRow{
+		TenantID: inv.TenantID, ID: inv.ID, Number: inv.Number, Status: string(inv.Status),
+		CustomerName: inv.Customer.Name, CustomerEmail: inv.Customer.Email, Currency: inv.Currency,
+		LineItems: string(lineJSON), Subtotal: inv.Subtotal, Tax: inv.Tax, Total: inv.Total,
+		AmountPaid: inv.AmountPaid, AmountDue: inv.AmountDue, Received: inv.Received, Refunded: inv.Refunded,
+		Memo: inv.Memo, Metadata: string(metaJSON), CreatedAt: inv.CreatedAt,
+		FinalizedAt: inv.FinalizedAt, PaidAt: inv.PaidAt,
+	}
+	if inv.DueDate != "" {
+		row.DueDate = &inv.DueDate
+	}
+	return row, nil
+}
+
+func (r invoiceRow) invoice() (billing.Invoice, error) {
+	var lines []lineRow
+	if err := json.Unmarshal([]byte(r.LineItems), &lines); err != nil {
+		return billing.Invoice{}, fmt.Errorf("billing: decode line items of %s: %w", r.ID, err)
+	}
+	meta := map[string]string{}
+	if err := json.Unmarshal([]byte(r.Metadata), &meta); err != nil {
+		return billing.Invoice{}, fmt.Errorf("billing: decode metadata of %s: %w", r.ID, err)
+	}
+	if meta == nil { // a stored "null"
+		meta = map[string]string{}
+	}
+	inv := billing.Invoice{
+		ID: r.ID, TenantID: r.TenantID, Number: r.Number, Status: billing.Status(r.Status),
+		Customer: billing.Customer{Name: r.CustomerName, Email: r.CustomerEmail}, Currency: r.Currency,
+		LineItems: make([]billing.LineItem, len(lines)), Subtotal: r.Subtotal, Tax: r.Tax, Total: r.Total,
+		AmountPaid: r.AmountPaid, AmountDue: r.AmountDue, Received: r.Received, Refunded: r.Refunded,
+		Memo: r.Memo, Metadata: meta, CreatedAt: r.CreatedAt.UTC(),
+		FinalizedAt: utc(r.FinalizedAt), PaidAt: utc(r.PaidAt),
+	}
+	for i, l := range lines {
+		inv.LineItems[i] = billing.LineItem(l)
+	}
+	if r.DueDate != nil {
+		inv.DueDate = *r.DueDate
+	}
+	return inv, nil
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,149 @@
+// Package bunstore is support's Store on Postgres or SQLite through Bun,
+// with the schema it needs (Migrations). Every query runs on the
+// transaction the context carries when there is one, so that a
+// support.Service operation commits or rolls back as one.
+//
+// Every query binds its values (database.Args) rather than letting Bun
+// write them into the SQL text, so that Postgres prepares and plans each
+// statement once per connection: on a create that saves Postgres about
+// 0.1 ms of CPU for this store's statements, and half a millisecond over
+// the whole request (internal/database/bind.go has the measurements).
+package bunstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/support"
+)
+
+// Store is the support.Store on Postgres or SQLite through Bun. Every
+// query runs on the transaction carried by the context when there is one,
+// and every query of tickets goes through database.ForTenant.
+type Store struct {
+	db bun.IDB
+}
+
+var _ support.Store = (*Store)(nil)
+
+// New returns a Store on db. Apply tenancy's migrations and Migrations
+// first.
+func New(db bun.IDB) *Store { return &Store{db: db} }
+
+func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
+
+// NextNumber implements support.Store with database.NextNumber: one upsert of
+// the tenant's row in ticket_sequences, on the caller's transaction.
+func (s *Store) NextNumber(ctx context.Context, tenantID string) (int64, error) {
+	n, err := database.NextNumber(ctx, s.db, "ticket_sequences", tenantID)
+	return n, translate(err)
+}
+
+// CreateTicket implements support.Store.
+func (s *Store) CreateTicket(ctx context.Context, tenantID string, t support.Ticket) error {
+	r, err := newTicketRow(tenantID, t)
+	if err != nil {
+		return fmt.Errorf("support: create ticket %s: %w", t.ID, err)
+	}
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewRaw(
+		`INSERT INTO tickets (tenant_id, id, number, subject, description, status, priority,
+		 requester_id, requester_email, requester_name, assignee_id, tags, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.AddAll(r.TenantID, r.ID, r.Number, r.Subject, r.Description, r.Status, r.Priority,
+			r.RequesterID, r.RequesterEmail, r.RequesterName, r.AssigneeID, r.Tags, r.CreatedAt, r.UpdatedAt)...)
+	_, err = database.Exec(ctx, s.db, q, a)
+	return translate(err)
+}
+
+// Ticket implements support.Store.
+func (s *Store) Ticket(ctx context.Context, tenantID, id string) (support.Ticket, error) {
+	var row ticketRow
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&row), a.Add(tenantID)).Where("id = ?", a.Add(id))
+	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+		return support.Ticket{}, translate(err)
+	}
+	return row.ticket()
+}
+
+// ListTickets implements support.Store. Every filter is an equality on a column
+// that follows tenant_id in an index ending in id, so each page is an
+// index range scan in id order, as cheap on the thousandth page as on the
+// first.
+func (s *Store) ListTickets(ctx context.Context, tenantID string, f support.ListFilter) ([]support.Ticket, bool, error) {
+	limit := max(f.Limit, 1)
+	rows := make([]ticketRow, 0, limit+1) // room for the page: no growing by reflection
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), a.Add(tenantID))
+	if f.Status != "" {
+		q = q.Where("status = ?", a.Add(f.Status))
+	}
+	if f.Priority != "" {
+		q = q.Where("priority = ?", a.Add(f.Priority))
+	}
+	if f.RequesterID != "" {
+		q = q.Where("requester_id = ?", a.Add(f.RequesterID))
+	}
+	if f.Before != "" {
+		q = q.Where("id < ?", a.Add(f.Before))
+	}
+	if err := database.Scan(ctx, s.db, q.OrderExpr("id DESC").Limit(int64(limit)+1), a, &rows); err != nil {
+		return nil, false, translate(err)
+	}
+	return database.Page(rows, limit, ticketRow.ticket)
+}
+
+// UpdateTicket implements support.Store. It runs in its own transaction (a
+// savepoint inside the caller's): on Postgres SELECT … FOR UPDATE locks the
+// row; on SQLite the transaction takes the database's write lock when it
+// begins (see database.Open), which serialises it just the same.
+func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update func(*support.Ticket) error) (support.Ticket, error) {
+	var out support.Ticket
+	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
+		db := s.conn(ctx)
+		var row ticketRow
+		a := database.NewArgs(s.db)
+		q := database.ForTenant(db.NewSelect().Model(&row), a.Add(tenantID)).Where("id = ?", a.Add(id))
+		if database.IsPostgres(db) {
+			q = q.For("UPDATE")
+		}
+		if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+			return translate(err)
+		}
+		t, err := row.ticket()
+		if err != nil {
+			return err
+		}
+		if err := update(&t); err != nil {
+			return err
+		}
+		next, err := newTicketRow(tenantID, t)
+		if err != nil {
+			return fmt.Errorf("support: update ticket %s: %w", id, err)
+		}
+		a = database.NewArgs(s.db)
+		u := database.ForTenant(db.NewUpdate().Model((*ticketRow)(nil)), a.Add(tenantID)).
+			Set("subject = ?", a.Add(next.Subject)).Set("description = ?", a.Add(next.Description)).
+			Set("status = ?", a.Add(next.Status)).Set("priority = ?", a.Add(next.Priority)).
+			Set("assignee_id = ?", a.Add(next.AssigneeID)).Set("tags = ?", a.Add(next.Tags)).
+			Set("updated_at = ?", a.Add(next.UpdatedAt)).
+			Where("id = ?", a.Add(id))
+		if _, err := database.Exec(ctx, s.db, u, a); err != nil {
+			return translate(err)
+		}
+		// Return what the row now holds: the columns written above, and
+		// the others as loaded, whatever update did to its copy of them.
+		out, err = next.withImmutable(row).ticket()
+		return err
+	})
+	return out, err
+}
+
+// translate turns driver errors into the domain's sentinels.
+func translate(err error) error {
+	return database.Translate(err, support.ErrNotFound, support.ErrConflict)
+}

@@ -1,0 +1,141 @@
+package tenantkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/billing"
+	billingstore "github.com/tenantkit/tenantkit/billing/bunstore"
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/idempotency"
+	"github.com/tenantkit/tenantkit/support"
+	supportstore "github.com/tenantkit/tenantkit/support/bunstore"
+	"github.com/tenantkit/tenantkit/tenancy"
+	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/webhook"
+	webhookstore "github.com/tenantkit/tenantkit/webhook/bunstore"
+)
+
+// App is every tenantkit service wired on one database: each domain's
+// Service on its Bun store, all of them running their transactions through
+// one Transactor, so that work spanning domains (a payment and its
+// notification, a create and its Idempotency-Key) commits or rolls back as
+// one. Build it with New; use the services directly, or serve them over
+// HTTP with httpapi.New(ctx, app.HTTPConfig()).
+//
+// A host may replace a service after New, for instance Support with one on
+// a store of its own (examples/txstore); HTTPConfig serves what the fields
+// hold when it is called. The other services keep what New gave them:
+// Webhooks applies payments with the Billing that New built.
+type App struct {
+	// Catalog holds the plans and modules the tenants' contracts are on.
+	Catalog *catalog.Catalog
+	// Tenancy keeps tenants, users, API keys, memberships, entitlements,
+	// modules and notifications, one service per concept.
+	Tenancy *tenancy.Services
+	// Contracts keeps the tenants' contract terms and change requests, and
+	// previews the platform's next invoice to a tenant.
+	Contracts *contract.Service
+	// Billing keeps the tenants' invoices to their customers, with the
+	// payments and refunds applied to them.
+	Billing *billing.Service
+	// Support keeps the tenants' tickets.
+	Support *support.Service
+	// Webhooks records and applies the payment provider's events.
+	Webhooks *webhook.Service
+
+	db          *bun.DB
+	idempotency *idempotency.Store
+}
+
+// New builds every service on db, with the plans of cat. Apply Migrate to
+// db first (App.Ready reports whether it was).
+func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
+	if db == nil || cat == nil {
+		return nil, errors.New("tenantkit: New needs a database and a catalog")
+	}
+	tx := NewTransactor(db)
+	tenants := tenancystore.New(db)
+	ten := tenancy.New(tenants.Stores(), tx, cat)
+	bil := billing.NewService(billingstore.New(db), ten.Entitlements, tx)
+	return &App{
+		Catalog:     cat,
+		Tenancy:     ten,
+		Contracts:   contract.NewService(tenants, ten.Entitlements, ten.Notifications, tx, cat),
+		Billing:     bil,
+		Support:     support.NewService(supportstore.New(db), ten.Entitlements, tx),
+		Webhooks:    webhook.NewService(webhookstore.New(db), bil, ten.Notifications, tx),
+		db:          db,
+		idempotency: idempotency.New(db),
+	}, nil
+}
+
+// HTTPConfig returns an httpapi.Config serving a's services: every
+// endpoint group, Idempotency-Key on the database, and a readiness check
+// (Ready). The host adds what is its own before httpapi.New: an
+// Authenticator or JWT settings, a WebhookVerifier for the payment
+// webhook, a rate limiter, a logger, limits.
+func (a *App) HTTPConfig() httpapi.Config {
+	return httpapi.Config{
+		Directory:     a.Tenancy.Directory,
+		Keys:          a.Tenancy.Keys,
+		Entitlements:  a.Tenancy.Entitlements,
+		Modules:       a.Tenancy.Modules,
+		Notifications: a.Tenancy.Notifications,
+		Contracts:     a.Contracts,
+		Catalog:       a.Catalog,
+		Billing:       a.Billing,
+		Support:       a.Support,
+		Webhooks:      a.Webhooks,
+		Idempotency:   a.idempotency,
+		Ready:         a.Ready,
+	}
+}
+
+// Ready reports whether a can take traffic: the database answers and every
+// migration of Schema is applied. Its errors are safe to show to anyone;
+// GET /api/health/ready answers 503 with them.
+func (a *App) Ready(ctx context.Context) error {
+	if err := a.db.PingContext(ctx); err != nil {
+		return errors.New("database unreachable")
+	}
+	n, err := database.Pending(ctx, a.db, Schema()...)
+	if err != nil {
+		return errors.New("migration status unknown")
+	}
+	if n > 0 {
+		return fmt.Errorf("%d migrations pending", n)
+	}
+	return nil
+}
+
+// PurgeIdempotencyKeys deletes the Idempotency-Keys older than
+// httpapi.IdempotencyTTL, which can no longer be replayed, and returns how
+// many it deleted. Call it now and then (cmd/server does, hourly).
+func (a *App) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
+	return a.idempotency.Purge(ctx, time.Now().Add(-httpapi.IdempotencyTTL))
+}
+
+// Schema lists the embedded migrations of everything tenantkit stores, in
+// the order they apply: idempotency keys, tenancy, billing, support,
+// webhook events. Each holds the folders "postgres" and "sqlite".
+func Schema() []fs.FS {
+	return []fs.FS{idempotency.Migrations(), tenancystore.Migrations(), billingstore.Migrations(),
+		supportstore.Migrations(), webhookstore.Migrations()}
+}
+
+// Migrate applies every pending migration of Schema to db, Postgres or
+// SQLite, and returns how many it applied. Replicas may call it at the same
+// time: they queue on a lock and the schema is applied once. The migrations
+// are recorded in the table tenantkit_migrations.
+func Migrate(ctx context.Context, db *bun.DB) (int, error) {
+	return database.Migrate(ctx, db, Schema()...)
+}

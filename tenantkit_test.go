@@ -1,0 +1,81 @@
+package tenantkit_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit"
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+)
+
+func TestNew(t *testing.T) {
+	db := dbtest.SQLite(t)
+	tests := []struct {
+		name    string
+		db      *bun.DB
+		cat     *catalog.Catalog
+		wantErr bool
+	}{
+		{"OK", db, catalog.Default(), false},
+		{"ErrNoDatabase", nil, catalog.Default(), true},
+		{"ErrNoCatalog", db, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			app, err := tenantkit.New(tt.db, tt.cat)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("New: %v, want error %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			cfg := app.HTTPConfig()
+			if cfg.Directory == nil || cfg.Keys == nil || cfg.Entitlements == nil || cfg.Modules == nil ||
+				cfg.Notifications == nil || cfg.Catalog == nil || cfg.Billing == nil || cfg.Contracts == nil ||
+				cfg.Support == nil || cfg.Webhooks == nil || cfg.Idempotency == nil || cfg.Ready == nil {
+				t.Errorf("HTTPConfig leaves a service out: %+v", cfg)
+			}
+		})
+	}
+}
+
+// TestReady: not ready until every migration is applied, ready after.
+func TestReady(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		app, err := tenantkit.New(db, catalog.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := app.Ready(ctx); err == nil {
+			t.Fatal("Ready before Migrate = nil, want an error")
+		}
+		n, err := tenantkit.Migrate(ctx, db)
+		if err != nil || n == 0 {
+			t.Fatalf("Migrate = %d, %v", n, err)
+		}
+		if err := app.Ready(ctx); err != nil {
+			t.Fatalf("Ready after Migrate = %v", err)
+		}
+		if n, err := tenantkit.Migrate(ctx, db); err != nil || n != 0 {
+			t.Fatalf("second Migrate = %d, %v; want 0, nil", n, err)
+		}
+	})
+}
+
+// TestPurgeIdempotencyKeys: a fresh database has nothing to purge, and
+// purging works on both dialects.
+func TestPurgeIdempotencyKeys(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		app, err := tenantkit.New(db, catalog.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := app.PurgeIdempotencyKeys(context.Background()); err != nil || n != 0 {
+			t.Fatalf("PurgeIdempotencyKeys = %d, %v; want 0, nil", n, err)
+		}
+	}, tenantkit.Schema()...)
+}
