@@ -16,8 +16,8 @@ import (
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/webhook"
-	"github.com/uptrace/bun"
 	webhookstore "github.com/tenantkit/tenantkit/webhook/bunstore"
+	"github.com/uptrace/bun"
 )
 
 // The payment webhook's guarantees over HTTP: exactly once under

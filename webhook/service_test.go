@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
-	"syscall"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
