@@ -47,8 +47,8 @@ type Config struct {
 	// Modules switches modules at PATCH /api/tenant/entitlements/toggle
 	// (a *tenancy.Modules).
 	Modules Modules
-	// Notifications lists them at GET /api/tenant/notifications (a
-	// *tenancy.Notifications).
+	// Notifications lists them at GET /api/tenant/notifications and marks
+	// them read (a *tenancy.Notifications).
 	Notifications Notifications
 	// Contracts serves the contract requests and the invoice preview (a
 	// *contract.Service); nil leaves them 501.

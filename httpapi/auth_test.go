@@ -23,10 +23,13 @@ var authEndpoints = []struct{ method, path string }{
 	{"GET", "/api/tenant/entitlements/limit"},
 	{"PATCH", "/api/tenant/entitlements/toggle"},
 	{"GET", "/api/tenant/notifications"},
+	{"POST", "/api/tenant/notifications/ntf_01jd0000000000000000000000/read"},
+	{"POST", "/api/tenant/notifications/read-all"},
 	{"GET", "/api/tickets"},
 	{"POST", "/api/tickets"},
 	{"GET", "/api/contract-requests"},
 	{"POST", "/api/contract-requests"},
+	{"POST", "/api/contract-requests/ccr_01jd0000000000000000000000/cancel"},
 	{"POST", "/api/invoices/preview"},
 }
 

@@ -343,6 +343,7 @@ func TestContractsNotConfigured(t *testing.T) {
 			{method: "GET", path: "/api/contract-requests"},
 			{method: "POST", path: "/api/contract-requests", body: `{}`},
 			{method: "GET", path: "/api/contract-requests/ccr_01jd0000000000000000000000"},
+			{method: "POST", path: "/api/contract-requests/ccr_01jd0000000000000000000000/cancel"},
 			{method: "POST", path: "/api/invoices/preview", body: `{}`},
 		} {
 			t.Run(req.method+" "+req.path, func(t *testing.T) {

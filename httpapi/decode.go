@@ -436,3 +436,25 @@ func limitBody(max int64) func(http.Handler) http.Handler {
 		})
 	}
 }
+
+// decodeOptionalJSON is decodeJSON for an endpoint whose body may be left
+// out: no body, or one of only white space, leaves dst as it is (as {}
+// would); any other body is decoded as decodeJSON does.
+func decodeOptionalJSON(r *http.Request, dst any) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return problemFor(tooLarge)
+		}
+		return invalidRequest("could not read request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return decodeJSON(r, dst)
+}

@@ -1,9 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/internal/id"
@@ -52,21 +49,8 @@ func (a *API) submitContractRequest(w http.ResponseWriter, r *http.Request) erro
 // {}. Nothing is stored.
 func (a *API) previewInvoice(w http.ResponseWriter, r *http.Request) error {
 	var in contract.PreviewInput
-	if r.Body != nil {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return err
-			}
-			return invalidRequest("could not read request body")
-		}
-		if len(bytes.TrimSpace(body)) > 0 {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if err := decodeJSON(r, &in); err != nil {
-				return err
-			}
-		}
+	if err := decodeOptionalJSON(r, &in); err != nil {
+		return err
 	}
 	m, _ := MembershipFrom(r.Context())
 	preview, err := a.cfg.Contracts.Preview(r.Context(), m.TenantID, in)
@@ -86,6 +70,25 @@ func (a *API) getContractRequest(w http.ResponseWriter, r *http.Request) error {
 	}
 	m, _ := MembershipFrom(r.Context())
 	req, err := a.cfg.Contracts.Request(r.Context(), m.TenantID, contractID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, req)
+	return nil
+}
+
+// cancelContractRequest answers POST /api/contract-requests/{id}/cancel:
+// the request, cancelled. Its submitter may cancel it, and so may an
+// owner or admin (tenancy.PermContractsManage); another member gets 403.
+// A request that is no longer pending is 409 with its status; another
+// tenant's is 404.
+func (a *API) cancelContractRequest(w http.ResponseWriter, r *http.Request) error {
+	contractID, err := pathID(r, id.Contract, "contract request")
+	if err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	req, err := a.cfg.Contracts.Cancel(r.Context(), m, contractID)
 	if err != nil {
 		return err
 	}

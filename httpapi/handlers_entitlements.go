@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/field"
@@ -79,29 +78,5 @@ func (a *API) toggleModule(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toggleResponse{ModuleState: state, Changed: changed})
-	return nil
-}
-
-// listNotifications answers GET /api/tenant/notifications, newest first;
-// ?unread=true keeps the unread ones.
-func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
-	limit, before, err := parseListParams(r)
-	if err != nil {
-		return err
-	}
-	unread := false
-	if s := r.URL.Query().Get("unread"); s != "" {
-		if unread, err = strconv.ParseBool(s); err != nil {
-			return invalidRequest("unread must be true or false",
-				FieldError{Field: "unread", Code: "invalid", Message: "must be true or false"})
-		}
-	}
-	m, _ := MembershipFrom(r.Context())
-	ns, more, err := a.cfg.Notifications.List(r.Context(), m.TenantID,
-		tenancy.NotificationFilter{UnreadOnly: unread, Limit: limit, Before: before})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newListResponse(ns, more, func(n tenancy.Notification) string { return n.ID }))
 	return nil
 }

@@ -98,6 +98,10 @@ func (a *API) table() []endpoint {
 			permission: tenancy.PermEntitlementsManage, handle: a.toggleModule},
 		{method: "GET", path: "/api/tenant/notifications", group: GroupTenant, tenant: true,
 			permission: tenancy.PermNotificationsRead, query: listQuery("unread"), handle: a.listNotifications},
+		{method: "POST", path: "/api/tenant/notifications/{id}/read", group: GroupTenant, tenant: true,
+			permission: tenancy.PermNotificationsRead, handle: a.markNotificationRead},
+		{method: "POST", path: "/api/tenant/notifications/read-all", group: GroupTenant, tenant: true,
+			permission: tenancy.PermNotificationsRead, handle: a.markAllNotificationsRead},
 
 		// Support
 		{method: "GET", path: "/api/tickets", group: GroupSupport, tenant: true,
@@ -114,6 +118,8 @@ func (a *API) table() []endpoint {
 			permission: tenancy.PermContractsSubmit, state: true, idempotent: true, handle: with(a.cfg.Contracts, a.submitContractRequest)},
 		{method: "GET", path: "/api/contract-requests/{id}", group: GroupContracts, tenant: true,
 			permission: tenancy.PermContractsRead, handle: with(a.cfg.Contracts, a.getContractRequest)},
+		{method: "POST", path: "/api/contract-requests/{id}/cancel", group: GroupContracts, tenant: true,
+			permission: tenancy.PermContractsSubmit, handle: with(a.cfg.Contracts, a.cancelContractRequest)},
 		{method: "POST", path: "/api/invoices/preview", group: GroupContracts, tenant: true,
 			permission: tenancy.PermBillingPreview, state: true, handle: with(a.cfg.Contracts, a.previewInvoice)},
 

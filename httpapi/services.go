@@ -101,17 +101,21 @@ type Modules interface {
 	Toggle(ctx context.Context, tenantID string, role tenancy.Role, module string, enabled bool) (tenancy.ModuleState, bool, error)
 }
 
-// Notifications lists a tenant's notifications. *tenancy.Notifications
-// implements it.
+// Notifications lists a tenant's notifications and marks them read.
+// *tenancy.Notifications implements it.
 type Notifications interface {
 	List(ctx context.Context, tenantID string, f tenancy.NotificationFilter) ([]tenancy.Notification, bool, error)
+	UnreadCount(ctx context.Context, tenantID string) (int64, error)
+	MarkRead(ctx context.Context, tenantID, notificationID string) (tenancy.Notification, error)
+	MarkAllRead(ctx context.Context, tenantID, upTo string) (int64, error)
 }
 
-// Contracts takes a tenant's contract change requests and previews the
-// platform's next invoice to it. *contract.Service implements it.
+// Contracts takes and withdraws a tenant's contract change requests and
+// previews the platform's next invoice to it. *contract.Service implements it.
 type Contracts interface {
 	Submit(ctx context.Context, tenantID, userID string, in contract.SubmitInput) (contract.Request, error)
 	Request(ctx context.Context, tenantID, requestID string) (contract.Request, error)
 	Requests(ctx context.Context, tenantID string, f contract.Filter) ([]contract.Request, bool, error)
 	Preview(ctx context.Context, tenantID string, in contract.PreviewInput) (contract.Preview, error)
+	Cancel(ctx context.Context, by tenancy.Membership, requestID string) (contract.Request, error)
 }

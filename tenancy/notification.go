@@ -29,7 +29,9 @@ type Notification struct {
 	// amounts keep every digit.
 	Data      map[string]any `json:"data"`
 	CreatedAt time.Time      `json:"created_at"`
-	// ReadAt is when the tenant first marked it read; nil while unread.
+	// ReadAt is when the tenant (any of its members) first marked it
+	// read; nil while unread. Read state is the tenant's, shared by its
+	// members.
 	ReadAt *time.Time `json:"read_at"`
 }
 
@@ -108,10 +110,21 @@ type NotificationStore interface {
 	// it is already read (the first time is kept), and returns it.
 	// ErrNotFound when the tenant has no notification with that id.
 	MarkNotificationRead(ctx context.Context, tenantID, id string, at time.Time) (Notification, error)
+	// MarkNotificationsRead sets the read time of every unread
+	// notification of the tenant to at — when upTo is set, only of those
+	// whose id is upTo or below (older) — and returns how many it marked.
+	// Notifications already read keep their first read time. No error
+	// but a storage fault.
+	MarkNotificationsRead(ctx context.Context, tenantID, upTo string, at time.Time) (int64, error)
+	// UnreadNotifications counts the tenant's unread notifications. No
+	// error but a storage fault.
+	UnreadNotifications(ctx context.Context, tenantID string) (int64, error)
 }
 
 // Notifications keeps each tenant's inbox: the domains notify, the tenant
-// lists and reads.
+// lists and reads. The inbox belongs to the tenant, not to its members:
+// a notification is read once for the whole tenant (ReadAt), whichever
+// member marked it, and every member sees it read from then on.
 type Notifications struct {
 	store NotificationStore
 	now   func() time.Time
@@ -227,6 +240,33 @@ func (s *Notifications) MarkRead(ctx context.Context, tenantID, notificationID s
 	n, err := s.store.MarkNotificationRead(ctx, tenantID, notificationID, s.now().UTC().Truncate(time.Microsecond))
 	if err != nil {
 		return Notification{}, fmt.Errorf("tenancy: mark notification %s read: %w", notificationID, err)
+	}
+	return n, nil
+}
+
+// MarkAllRead marks the tenant's unread notifications read and returns
+// how many it marked; those read before keep their first read time. When
+// upTo is set, only upTo and the notifications older than it are marked
+// (ids sort by creation time), so that a client marks what it has shown
+// and not what arrived since. upTo is a position: it need not be one of
+// the tenant's notifications. InvalidError (field "up_to") when upTo is
+// not a notification id.
+func (s *Notifications) MarkAllRead(ctx context.Context, tenantID, upTo string) (int64, error) {
+	if upTo != "" && !id.Valid(id.Notification, upTo) {
+		return 0, fmt.Errorf("tenancy: mark notifications of %s read: %w", tenantID, invalid("up_to", "must be a notification id"))
+	}
+	n, err := s.store.MarkNotificationsRead(ctx, tenantID, upTo, s.now().UTC().Truncate(time.Microsecond))
+	if err != nil {
+		return 0, fmt.Errorf("tenancy: mark notifications of %s read: %w", tenantID, err)
+	}
+	return n, nil
+}
+
+// UnreadCount returns how many of the tenant's notifications are unread.
+func (s *Notifications) UnreadCount(ctx context.Context, tenantID string) (int64, error) {
+	n, err := s.store.UnreadNotifications(ctx, tenantID)
+	if err != nil {
+		return 0, fmt.Errorf("tenancy: count unread notifications of %s: %w", tenantID, err)
 	}
 	return n, nil
 }

@@ -260,3 +260,70 @@ func notificationIDs(ns []tenancy.Notification) []string {
 	}
 	return out
 }
+
+func TestService_MarkAllRead(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tenant, other := mustTenant(t, e.svc, catalog.PlanFree), mustTenant(t, e.svc, catalog.PlanFree)
+		var ids []string // oldest first
+		for range 4 {
+			n, err := e.svc.Notifications.Notify(ctx, tenant.ID, tenancy.NewNotification{Type: tenancy.NotificationModuleToggled, Title: "Toggled"})
+			if err != nil {
+				t.Fatalf("Notify: %v", err)
+			}
+			ids = append(ids, n.ID)
+		}
+		if _, err := e.svc.Notifications.Notify(ctx, other.ID, tenancy.NewNotification{Type: tenancy.NotificationModuleToggled, Title: "Other"}); err != nil {
+			t.Fatalf("Notify: %v", err)
+		}
+		unread := func(t *testing.T, tenantID string, want int64) {
+			t.Helper()
+			got, err := e.svc.Notifications.UnreadCount(ctx, tenantID)
+			if err != nil || got != want {
+				t.Fatalf("UnreadCount(%s): got %d, %v; want %d", tenantID, got, err, want)
+			}
+		}
+		unread(t, tenant.ID, 4)
+
+		first, later := testNow().Add(time.Hour), testNow().Add(2*time.Hour)
+		steps := []struct {
+			name       string
+			upTo       string
+			now        time.Time
+			want       int64
+			wantFields []string
+			wantUnread int64
+		}{
+			{"ErrUpToNotAnID", "ntf_garbage", first, 0, []string{"up_to"}, 4},
+			{"ErrUpToOtherType", "ccr_01jd0000000000000000000000", first, 0, []string{"up_to"}, 4},
+			{"UpToSecond", ids[1], first, 2, nil, 2},
+			{"All", "", later, 2, nil, 0},
+			{"AllAgain", "", later, 0, nil, 0},
+		}
+		for _, st := range steps {
+			t.Run(st.name, func(t *testing.T) {
+				e.clock.Set(st.now)
+				defer e.clock.Set(testNow())
+				got, err := e.svc.Notifications.MarkAllRead(ctx, tenant.ID, st.upTo)
+				if st.wantFields != nil {
+					wantFields(t, "MarkAllRead", err, st.wantFields...)
+				} else if err != nil || got != st.want {
+					t.Fatalf("MarkAllRead(up to %q): got %d, %v; want %d", st.upTo, got, err, st.want)
+				}
+				unread(t, tenant.ID, st.wantUnread)
+			})
+		}
+		t.Run("FirstReadTimesKept", func(t *testing.T) {
+			for i, n := range mustNotifications(t, e.svc, tenant.ID, tenancy.NotificationFilter{}) {
+				want := first // ids[0], ids[1]: the oldest, listed last
+				if i < 2 {
+					want = later
+				}
+				if n.ReadAt == nil || !n.ReadAt.Equal(want) {
+					t.Fatalf("notification %s: read at %v, want %v", n.ID, n.ReadAt, want)
+				}
+			}
+		})
+		t.Run("OtherTenantUntouched", func(t *testing.T) { unread(t, other.ID, 1) })
+	})
+}

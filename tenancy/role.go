@@ -39,6 +39,7 @@ const (
 	PermEntitlementsManage Permission = "entitlements:manage"
 	PermContractsRead      Permission = "contracts:read"
 	PermContractsSubmit    Permission = "contracts:submit"
+	PermContractsManage    Permission = "contracts:manage" // cancel any member's request, not only one's own
 	PermBillingPreview     Permission = "billing:preview"
 	PermNotificationsRead  Permission = "notifications:read"
 	PermMembersManage      Permission = "members:manage"
@@ -50,12 +51,12 @@ const (
 var matrix = map[Role][]Permission{
 	RoleOwner: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
-		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit,
+		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
 		PermBillingPreview, PermNotificationsRead, PermMembersManage,
 	},
 	RoleAdmin: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
-		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit,
+		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
 		PermBillingPreview, PermNotificationsRead, PermMembersManage,
 	},
 	RoleBilling: {

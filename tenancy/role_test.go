@@ -56,6 +56,8 @@ func TestRole_Can(t *testing.T) {
 		{tenancy.PermInvoicesWrite, []tenancy.Role{tenancy.RoleOwner, tenancy.RoleAdmin, tenancy.RoleBilling}},
 		{tenancy.PermEntitlementsManage, []tenancy.Role{tenancy.RoleOwner, tenancy.RoleAdmin}},
 		{tenancy.PermContractsSubmit, []tenancy.Role{tenancy.RoleOwner, tenancy.RoleAdmin, tenancy.RoleBilling}},
+		// contract.ErrCancelForbidden's sentence names these roles.
+		{tenancy.PermContractsManage, []tenancy.Role{tenancy.RoleOwner, tenancy.RoleAdmin}},
 		{tenancy.PermMembersManage, []tenancy.Role{tenancy.RoleOwner, tenancy.RoleAdmin}},
 		{tenancy.PermNotificationsRead, tenancy.Roles()},
 		{tenancy.PermEntitlementsRead, tenancy.Roles()},

@@ -68,15 +68,16 @@ func (s *Store) CreateNotification(ctx context.Context, n tenancy.Notification, 
 func (s *Store) Notifications(ctx context.Context, tenantID string, f tenancy.NotificationFilter) ([]tenancy.Notification, bool, error) {
 	limit := max(f.Limit, 1) // the service clamped it; never scan without a bound
 	var rows []notificationRow
-	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), a.Add(tenantID)).
 		OrderExpr("id DESC").Limit(int64(limit) + 1)
 	if f.UnreadOnly {
 		q = q.Where("read_at IS NULL")
 	}
 	if f.Before != "" {
-		q = q.Where("id < ?", f.Before)
+		q = q.Where("id < ?", a.Add(f.Before))
 	}
-	if err := q.Scan(ctx); err != nil {
+	if err := database.Scan(ctx, s.db, q, a, &rows); err != nil {
 		return nil, false, translate(err)
 	}
 	more := len(rows) > limit
@@ -97,15 +98,49 @@ func (s *Store) Notifications(ctx context.Context, tenantID string, f tenancy.No
 // MarkNotificationRead implements tenancy.NotificationStore.
 func (s *Store) MarkNotificationRead(ctx context.Context, tenantID, id string, at time.Time) (tenancy.Notification, error) {
 	var row notificationRow
-	err := database.ForTenant(s.conn(ctx).NewUpdate().Model(&row), tenantID).
-		Set("read_at = COALESCE(read_at, ?)", at).
-		Where("id = ?", id).
-		Returning("*").
-		Scan(ctx)
-	if err != nil {
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewUpdate().Model(&row), a.Add(tenantID)).
+		Set("read_at = COALESCE(read_at, ?)", a.Add(at)).
+		Where("id = ?", a.Add(id)).
+		Returning("*")
+	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
 		return tenancy.Notification{}, translate(err)
 	}
 	return row.notification()
+}
+
+// MarkNotificationsRead implements tenancy.NotificationStore. One UPDATE
+// on the unread rows (the partial index notifications_unread_idx holds
+// exactly them); read_at IS NULL keeps every first read time.
+func (s *Store) MarkNotificationsRead(ctx context.Context, tenantID, upTo string, at time.Time) (int64, error) {
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewUpdate().Table("notifications"), a.Add(tenantID)).
+		Set("read_at = ?", a.Add(at)).
+		Where("read_at IS NULL")
+	if upTo != "" {
+		q = q.Where("id <= ?", a.Add(upTo))
+	}
+	res, err := database.Exec(ctx, s.db, q, a)
+	if err != nil {
+		return 0, translate(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, database.Wrap(err)
+	}
+	return n, nil
+}
+
+// UnreadNotifications implements tenancy.NotificationStore.
+func (s *Store) UnreadNotifications(ctx context.Context, tenantID string) (int64, error) {
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewSelect().Table("notifications").ColumnExpr("count(*)"), a.Add(tenantID)).
+		Where("read_at IS NULL")
+	var n int64
+	if err := database.Scan(ctx, s.db, q, a, &n); err != nil {
+		return 0, translate(err)
+	}
+	return n, nil
 }
 
 // decodeData decodes a notification's stored data, keeping numbers as

@@ -161,6 +161,13 @@ const (
 // another tenant. It also matches tenancy.ErrNotFound.
 var ErrRequestNotFound error = &kindError{msg: "contract request not found", kind: tenancy.ErrNotFound}
 
+// ErrCancelForbidden: the member may not cancel the contract request,
+// which another member submitted. It also matches tenancy.ErrForbidden.
+var ErrCancelForbidden error = &kindError{
+	msg:  "only the member who submitted a contract request, or an owner or admin, may cancel it",
+	kind: tenancy.ErrForbidden,
+}
+
 // kindError is an error worded for the client (a sentinel, or a sentence
 // made for the case) that also matches a more general sentinel.
 type kindError struct {

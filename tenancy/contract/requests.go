@@ -120,12 +120,30 @@ func (s *Service) Reject(ctx context.Context, requestID, reason string) (Request
 	})
 }
 
-// Cancel withdraws one of the tenant's pending requests; its members are
-// notified. *RequestTransitionError (tenancy.ErrConflict) unless it is
-// pending (an approved request is the operator's to undo);
-// ErrRequestNotFound when the tenant has no such request.
-func (s *Service) Cancel(ctx context.Context, tenantID, requestID string) (Request, error) {
-	req, err := s.transitionRequest(ctx, tenantID, requestID, "cancel", "", func(_ context.Context, req *Request, now time.Time) error {
+// Cancel withdraws a pending request of the tenant by.TenantID on behalf
+// of by, a member of it: the member who submitted the request may, and so
+// may a member whose role holds tenancy.PermContractsManage (owners and
+// admins); anyone else gets ErrCancelForbidden (matching
+// tenancy.ErrForbidden), checked before the request's status. The
+// caller checks that by may submit requests at all
+// (tenancy.PermContractsSubmit); the HTTP edge does. The tenant is
+// notified in the same transaction. *RequestTransitionError
+// (tenancy.ErrConflict) unless the request is pending (an approved
+// request is the operator's to undo), also when an operator decided it a
+// moment before; ErrRequestNotFound when the tenant has no such request.
+func (s *Service) Cancel(ctx context.Context, by tenancy.Membership, requestID string) (Request, error) {
+	if !by.Role.Can(tenancy.PermContractsManage) {
+		// The submitter never changes, so reading it before the
+		// transaction that locks the request decides the same.
+		req, err := s.Request(ctx, by.TenantID, requestID)
+		if err != nil {
+			return Request{}, fmt.Errorf("contract: cancel %s: %w", requestID, err)
+		}
+		if req.SubmittedBy != by.UserID {
+			return Request{}, fmt.Errorf("contract: cancel %s by %s: %w", requestID, by.UserID, ErrCancelForbidden)
+		}
+	}
+	req, err := s.transitionRequest(ctx, by.TenantID, requestID, "cancel", "", func(_ context.Context, req *Request, now time.Time) error {
 		req.Status, req.DecidedAt = RequestCancelled, &now
 		return nil
 	})

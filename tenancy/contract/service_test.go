@@ -164,7 +164,7 @@ func TestContractWorkflow(t *testing.T) {
 			for name, call := range map[string]func() error{
 				"ApproveAgain": func() error { _, err := e.svc.Approve(ctx, upgrade.ID, ""); return err },
 				"Reject":       func() error { _, err := e.svc.Reject(ctx, upgrade.ID, ""); return err },
-				"Cancel":       func() error { _, err := e.svc.Cancel(ctx, tn.ID, upgrade.ID); return err },
+				"Cancel":       func() error { _, err := e.svc.Cancel(ctx, member(tn.ID, owner.ID, tenancy.RoleMember), upgrade.ID); return err },
 			} {
 				err := call()
 				var te *contract.RequestTransitionError
@@ -237,7 +237,7 @@ func TestContractWorkflow(t *testing.T) {
 		t.Run("Cancel", func(t *testing.T) {
 			req := e.mustSubmit(t, tn.ID, owner.ID, contract.SubmitInput{
 				Type: "change_plan", PlanID: str(catalog.PlanEnterprise), Effective: "next_period"})
-			got, err := e.svc.Cancel(ctx, tn.ID, req.ID)
+			got, err := e.svc.Cancel(ctx, member(tn.ID, owner.ID, tenancy.RoleMember), req.ID)
 			if err != nil || got.Status != contract.RequestCancelled {
 				t.Fatalf("CancelContractRequest: got %s, %v", jsonString(got), err)
 			}
@@ -277,8 +277,17 @@ func TestContractRequestIsolation(t *testing.T) {
 		if _, err := e.svc.Request(ctx, a.ID, reqB.ID); !errors.Is(err, contract.ErrRequestNotFound) || !errors.Is(err, tenancy.ErrNotFound) {
 			t.Errorf("A reads B's request: got %v, want ErrContractRequestNotFound", err)
 		}
-		if _, err := e.svc.Cancel(ctx, a.ID, reqB.ID); !errors.Is(err, tenancy.ErrNotFound) {
-			t.Errorf("A cancels B's request: got %v, want ErrNotFound", err)
+		for _, role := range []tenancy.Role{tenancy.RoleOwner, tenancy.RoleBilling} {
+			if _, err := e.svc.Cancel(ctx, member(a.ID, ownerA.ID, role), reqB.ID); !errors.Is(err, contract.ErrRequestNotFound) {
+				t.Errorf("A's %s cancels B's request: got %v, want ErrRequestNotFound", role, err)
+			}
+			// Not even B's submitter, acting in A.
+			if _, err := e.svc.Cancel(ctx, member(a.ID, ownerB.ID, role), reqB.ID); !errors.Is(err, contract.ErrRequestNotFound) {
+				t.Errorf("B's submitter, as A's %s, cancels B's request: got %v, want ErrRequestNotFound", role, err)
+			}
+		}
+		if got, err := e.svc.Request(ctx, b.ID, reqB.ID); err != nil || got.Status != contract.RequestPending {
+			t.Errorf("B's request after A's attempts: got %s, %v; want pending", jsonString(got), err)
 		}
 		if page, _, err := e.svc.Requests(ctx, a.ID, contract.Filter{}); err != nil || len(page) != 0 {
 			t.Errorf("A lists: got %d, %v; want none", len(page), err)
@@ -378,6 +387,87 @@ func TestPreviewOnDatabase(t *testing.T) {
 			t.Fatal("invalid preview input: want an error")
 		} else if fields := fieldErrors(t, err); fields["effective"] == "" || fields["modules"] == "" {
 			t.Fatalf("invalid preview input: got fields %v, want effective and modules", fields)
+		}
+	})
+}
+
+// member is a caller's membership in a tenant, as the HTTP edge hands it
+// to Cancel.
+func member(tenantID, userID string, role tenancy.Role) tenancy.Membership {
+	return tenancy.Membership{TenantID: tenantID, UserID: userID, Role: role}
+}
+
+// TestCancelContractRequest checks who may cancel a request (its
+// submitter, or an owner or admin) and when (while pending), and that a
+// refused cancellation changes nothing.
+func TestCancelContractRequest(t *testing.T) {
+	eachContractEnv(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		tn, submitter := e.mustTenantWithMembers(t, catalog.PlanStarter, 2)
+		other := e.mustMember(t, tn.ID, tenancy.RoleBilling)
+		outsider, _ := e.mustTenantWithMembers(t, catalog.PlanStarter, 1)
+		pending := func(t *testing.T) contract.Request {
+			t.Helper()
+			return e.mustSubmit(t, tn.ID, submitter.ID, contract.SubmitInput{
+				Type: "change_seats", Seats: intPtr(5), Effective: "next_period"})
+		}
+		approved := func(t *testing.T) contract.Request {
+			t.Helper()
+			req := pending(t)
+			if _, err := e.svc.Approve(ctx, req.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+			return req
+		}
+
+		tests := []struct {
+			name       string
+			request    func(t *testing.T) contract.Request
+			by         tenancy.Membership
+			want       error // nil: cancelled
+			wantStatus contract.RequestStatus
+		}{
+			{"BySubmitter", pending, member(tn.ID, submitter.ID, tenancy.RoleMember), nil, contract.RequestCancelled},
+			{"ByOwner", pending, member(tn.ID, other.ID, tenancy.RoleOwner), nil, contract.RequestCancelled},
+			{"ByAdmin", pending, member(tn.ID, other.ID, tenancy.RoleAdmin), nil, contract.RequestCancelled},
+			{"ErrForbiddenBilling", pending, member(tn.ID, other.ID, tenancy.RoleBilling), tenancy.ErrForbidden, contract.RequestPending},
+			{"ErrForbiddenMember", pending, member(tn.ID, other.ID, tenancy.RoleMember), contract.ErrCancelForbidden, contract.RequestPending},
+			{"ErrForbiddenBeforeConflict", approved, member(tn.ID, other.ID, tenancy.RoleBilling), tenancy.ErrForbidden, contract.RequestApproved},
+			{"ErrConflictApprovedSubmitter", approved, member(tn.ID, submitter.ID, tenancy.RoleMember), tenancy.ErrConflict, contract.RequestApproved},
+			{"ErrConflictApprovedOwner", approved, member(tn.ID, other.ID, tenancy.RoleOwner), tenancy.ErrConflict, contract.RequestApproved},
+			{"ErrNotFoundOtherTenant", pending, member(outsider.ID, submitter.ID, tenancy.RoleOwner), contract.ErrRequestNotFound, contract.RequestPending},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				req := tc.request(t)
+				notes := len(e.contractNotes(t, tn.ID))
+				got, err := e.svc.Cancel(ctx, tc.by, req.ID)
+				wantErr(t, "Cancel", err, tc.want)
+				if tc.want == nil && (got.Status != contract.RequestCancelled || got.DecidedAt == nil || !got.DecidedAt.Equal(now())) {
+					t.Fatalf("cancelled request: got %s", jsonString(got))
+				}
+				var te *contract.RequestTransitionError
+				if errors.Is(tc.want, tenancy.ErrConflict) && (!errors.As(err, &te) || te.Status != contract.RequestApproved || te.Action != "cancel") {
+					t.Fatalf("Cancel of an approved request: got %v, want a RequestTransitionError (approved, cancel)", err)
+				}
+				stored, err := e.svc.Request(ctx, tn.ID, req.ID)
+				if err != nil || stored.Status != tc.wantStatus {
+					t.Fatalf("request after Cancel: got %s, %v; want %s", jsonString(stored), err, tc.wantStatus)
+				}
+				wantNotes := notes
+				if tc.want == nil {
+					wantNotes++
+				}
+				if got := e.contractNotes(t, tn.ID); len(got) != wantNotes || (tc.want == nil && got[0].Data["status"] != "cancelled") {
+					t.Fatalf("notifications: got %s, want %d, the newest saying cancelled when cancelled", jsonString(got), wantNotes)
+				}
+				if tc.wantStatus != contract.RequestApproved {
+					// Free the pending change_seats slot for the next case.
+					if _, err := e.svc.Reject(ctx, req.ID, ""); err != nil && !errors.Is(err, tenancy.ErrConflict) {
+						t.Fatal(err)
+					}
+				}
+			})
 		}
 	})
 }

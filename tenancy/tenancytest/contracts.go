@@ -30,6 +30,7 @@ func RunContracts(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"OnePendingPerTypeConcurrent", testOnePendingConcurrent},
 		{"RequestNotFound", testRequestNotFound},
 		{"UpdateGuardedByStatus", testUpdateRequest},
+		{"DecideConcurrent", testDecideConcurrent},
 		{"ListRequests", testListRequests},
 		{"DueRequests", testDueRequests},
 		{"RequestIsolation", testRequestIsolation},

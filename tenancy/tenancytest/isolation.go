@@ -117,4 +117,25 @@ func testNotificationIsolation(t *testing.T, s Backend) {
 			t.Fatalf("B's unread notifications after A tried to read one: got %v, want [%s]", ids(got), noteB.ID)
 		}
 	})
+	t.Run("MarkNotificationsRead", func(t *testing.T) {
+		// A's only notification is the one of NotificationKeyPerTenant.
+		n, err := s.MarkNotificationsRead(ctx, a.ID, "", at(4))
+		wantErr(t, "MarkNotificationsRead(A)", err, nil)
+		if n != 1 {
+			t.Fatalf("MarkNotificationsRead(A): marked %d, want A's 1", n)
+		}
+		unread, err := s.UnreadNotifications(ctx, b.ID)
+		wantErr(t, "UnreadNotifications(B)", err, nil)
+		if unread != 1 {
+			t.Fatalf("B's unread notifications after A read all of its own: got %d, want 1", unread)
+		}
+	})
+	t.Run("UnreadNotifications", func(t *testing.T) {
+		mustNotification(t, s, b.ID, "")
+		unread, err := s.UnreadNotifications(ctx, a.ID)
+		wantErr(t, "UnreadNotifications(A)", err, nil)
+		if unread != 0 {
+			t.Fatalf("A's unread notifications: got %d, want 0 (B's are not A's)", unread)
+		}
+	})
 }

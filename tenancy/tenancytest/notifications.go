@@ -20,6 +20,9 @@ func RunNotifications(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"CreateNotification", testCreateNotification},
 		{"Notifications", testNotifications},
 		{"MarkNotificationRead", testMarkNotificationRead},
+		{"MarkNotificationsRead", testMarkNotificationsRead},
+		{"MarkNotificationsReadJoinsTransaction", testMarkNotificationsReadTx},
+		{"UnreadNotifications", testUnreadNotifications},
 		{"Isolation", testNotificationIsolation},
 	})
 }
@@ -148,6 +151,119 @@ func testMarkNotificationRead(t *testing.T, s Backend) {
 	t.Run("ErrNotFound", func(t *testing.T) {
 		_, err := s.MarkNotificationRead(ctx, tenant.ID, id.New(id.Notification), at(3))
 		wantErr(t, "MarkNotificationRead(unknown)", err, tenancy.ErrNotFound)
+	})
+}
+
+func testMarkNotificationsRead(t *testing.T, s Backend) {
+	ctx := t.Context()
+	tenant := mustTenant(t, s)
+	var (
+		n       []string // n[0] oldest … n[4] newest
+		between string   // an id no notification has, between n[3] and n[4]
+	)
+	for i := range 5 {
+		if i == 4 {
+			between = id.New(id.Notification) // ids sort by creation
+		}
+		n = append(n, mustNotification(t, s, tenant.ID, "").ID)
+	}
+	if _, err := s.MarkNotificationRead(ctx, tenant.ID, n[1], at(1)); err != nil {
+		t.Fatalf("MarkNotificationRead: %v", err)
+	}
+
+	// Each step runs on what the steps before it left.
+	steps := []struct {
+		name     string
+		upTo     string
+		at       int
+		want     int64
+		wantRead map[string]int // id → minute of its read time; absent: unread
+	}{
+		{"UpToKeepsNewer", n[2], 2, 2, map[string]int{n[0]: 2, n[1]: 1, n[2]: 2}},
+		{"UpToOldestAgain", n[0], 3, 0, map[string]int{n[0]: 2, n[1]: 1, n[2]: 2}},
+		{"UpToUnknownPosition", between, 4, 1, map[string]int{n[0]: 2, n[1]: 1, n[2]: 2, n[3]: 4}},
+		{"All", "", 5, 1, map[string]int{n[0]: 2, n[1]: 1, n[2]: 2, n[3]: 4, n[4]: 5}},
+		{"AllAgain", "", 6, 0, map[string]int{n[0]: 2, n[1]: 1, n[2]: 2, n[3]: 4, n[4]: 5}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			got, err := s.MarkNotificationsRead(ctx, tenant.ID, st.upTo, at(st.at))
+			wantErr(t, "MarkNotificationsRead", err, nil)
+			if got != st.want {
+				t.Fatalf("MarkNotificationsRead(up to %q): marked %d, want %d", st.upTo, got, st.want)
+			}
+			all, _, err := s.Notifications(ctx, tenant.ID, tenancy.NotificationFilter{Limit: 10})
+			wantErr(t, "Notifications", err, nil)
+			for _, g := range all {
+				minute, read := st.wantRead[g.ID]
+				switch {
+				case !read && g.ReadAt != nil:
+					t.Fatalf("notification %s: read at %v, want unread", g.ID, g.ReadAt)
+				case read && (g.ReadAt == nil || !g.ReadAt.Equal(at(minute))):
+					t.Fatalf("notification %s: read at %v, want %v", g.ID, g.ReadAt, at(minute))
+				}
+			}
+		})
+	}
+}
+
+// testMarkNotificationsReadTx: marking runs on the caller's transaction,
+// and a rollback leaves the notifications unread.
+func testMarkNotificationsReadTx(t *testing.T, s Backend) {
+	ctx := t.Context()
+	tenant := mustTenant(t, s)
+	mustNotification(t, s, tenant.ID, "")
+	rollback := fmt.Errorf("roll back")
+	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
+		if n, err := s.MarkNotificationsRead(ctx, tenant.ID, "", at(1)); err != nil || n != 1 {
+			return fmt.Errorf("MarkNotificationsRead in a transaction: got %d, %v; want 1", n, err)
+		}
+		if n, err := s.UnreadNotifications(ctx, tenant.ID); err != nil || n != 0 {
+			return fmt.Errorf("UnreadNotifications in the transaction: got %d, %v; want 0", n, err)
+		}
+		return rollback
+	})
+	wantErr(t, "InTx", err, rollback)
+	if n, err := s.UnreadNotifications(ctx, tenant.ID); err != nil || n != 1 {
+		t.Fatalf("UnreadNotifications after a rollback: got %d, %v; want 1", n, err)
+	}
+}
+
+func testUnreadNotifications(t *testing.T, s Backend) {
+	ctx := t.Context()
+	tenant := mustTenant(t, s)
+	count := func(t *testing.T, want int64) {
+		t.Helper()
+		got, err := s.UnreadNotifications(ctx, tenant.ID)
+		wantErr(t, "UnreadNotifications", err, nil)
+		if got != want {
+			t.Fatalf("UnreadNotifications: got %d, want %d", got, want)
+		}
+	}
+	t.Run("None", func(t *testing.T) { count(t, 0) })
+	var n []string
+	for range 3 {
+		n = append(n, mustNotification(t, s, tenant.ID, "").ID)
+	}
+	t.Run("AllUnread", func(t *testing.T) { count(t, 3) })
+	t.Run("OneRead", func(t *testing.T) {
+		if _, err := s.MarkNotificationRead(ctx, tenant.ID, n[1], at(1)); err != nil {
+			t.Fatal(err)
+		}
+		count(t, 2)
+	})
+	t.Run("ReadAgainCountsOnce", func(t *testing.T) {
+		if _, err := s.MarkNotificationRead(ctx, tenant.ID, n[1], at(2)); err != nil {
+			t.Fatal(err)
+		}
+		count(t, 2)
+	})
+	t.Run("UnknownTenant", func(t *testing.T) {
+		got, err := s.UnreadNotifications(ctx, id.New(id.Tenant))
+		wantErr(t, "UnreadNotifications(unknown tenant)", err, nil)
+		if got != 0 {
+			t.Fatalf("UnreadNotifications(unknown tenant): got %d, want 0", got)
+		}
 	})
 }
 

@@ -153,6 +153,59 @@ func testOnePendingConcurrent(t *testing.T, s Backend) {
 	}
 }
 
+// testDecideConcurrent races decisions on one pending request (a
+// tenant's cancellation, an operator's approval), each made as the
+// contract service makes it: in a transaction of its own, lock the
+// request, check it is pending, update it from pending. Exactly one may
+// decide; the others find it decided (or lose UpdateRequest's guard), and
+// the stored request is the winner's.
+func testDecideConcurrent(t *testing.T, s Backend) {
+	req := mustCreateRequest(t, s, newRequest(TenantA, contract.ChangePlan, 0))
+	decided := base().Add(time.Hour)
+	const workers = 8
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		winners  []contract.RequestStatus
+		unwanted []error
+	)
+	for i := range workers {
+		status := contract.RequestCancelled
+		if i%2 == 0 {
+			status = contract.RequestApproved
+		}
+		wg.Go(func() {
+			err := s.Tx.InTx(context.Background(), func(ctx context.Context) error {
+				cur, err := s.Contracts.RequestForUpdate(ctx, TenantA, req.ID)
+				if err != nil {
+					return err
+				}
+				if cur.Status != contract.RequestPending {
+					return tenancy.ErrConflict
+				}
+				cur.Status, cur.DecidedAt = status, &decided
+				return s.Contracts.UpdateRequest(ctx, cur, contract.RequestPending)
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				winners = append(winners, status)
+			case !errors.Is(err, tenancy.ErrConflict):
+				unwanted = append(unwanted, err)
+			}
+		})
+	}
+	wg.Wait()
+	if len(unwanted) > 0 || len(winners) != 1 {
+		t.Fatalf("concurrent decisions: %d decided (%v), unexpected errors %v; want exactly one, and conflicts", len(winners), winners, unwanted)
+	}
+	got, err := s.Contracts.Request(context.Background(), TenantA, req.ID)
+	if err != nil || got.Status != winners[0] || got.DecidedAt == nil || !got.DecidedAt.Equal(decided) {
+		t.Fatalf("request after the race: %+v, %v; want the winner's %s", got, err, winners[0])
+	}
+}
+
 func testRequestNotFound(t *testing.T, s Backend) {
 	ctx := context.Background()
 	missing := newRequest(TenantA, contract.ChangePlan, 0)

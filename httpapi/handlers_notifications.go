@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy"
+)
+
+// notificationList is the answer to GET /api/tenant/notifications: a page
+// of the list envelope plus the tenant's unread count.
+type notificationList struct {
+	listResponse[tenancy.Notification]
+	// UnreadCount is how many of the tenant's notifications are unread,
+	// on every page and whatever the filter: what an inbox badge shows.
+	UnreadCount int64 `json:"unread_count"`
+}
+
+// listNotifications answers GET /api/tenant/notifications, newest first;
+// ?unread=true keeps the unread ones.
+func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
+	limit, before, err := parseListParams(r)
+	if err != nil {
+		return err
+	}
+	unread := false
+	if s := r.URL.Query().Get("unread"); s != "" {
+		if unread, err = strconv.ParseBool(s); err != nil {
+			return invalidRequest("unread must be true or false",
+				FieldError{Field: "unread", Code: "invalid", Message: "must be true or false"})
+		}
+	}
+	m, _ := MembershipFrom(r.Context())
+	ns, more, err := a.cfg.Notifications.List(r.Context(), m.TenantID,
+		tenancy.NotificationFilter{UnreadOnly: unread, Limit: limit, Before: before})
+	if err != nil {
+		return err
+	}
+	count, err := a.cfg.Notifications.UnreadCount(r.Context(), m.TenantID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, notificationList{
+		listResponse: newListResponse(ns, more, func(n tenancy.Notification) string { return n.ID }),
+		UnreadCount:  count,
+	})
+	return nil
+}
+
+// markNotificationRead answers POST /api/tenant/notifications/{id}/read:
+// the notification, read. Read state is the tenant's: once one member
+// reads it, it is read for all. Reading it again keeps the first read
+// time and is still 200; another tenant's notification is 404.
+func (a *API) markNotificationRead(w http.ResponseWriter, r *http.Request) error {
+	notificationID, err := pathID(r, id.Notification, "notification")
+	if err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	n, err := a.cfg.Notifications.MarkRead(r.Context(), m.TenantID, notificationID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, n)
+	return nil
+}
+
+// readAllRequest is the optional body of POST
+// /api/tenant/notifications/read-all.
+type readAllRequest struct {
+	// UpTo, when set, limits the marking to this notification and older
+	// ones, so that what arrived after the client looked stays unread.
+	UpTo string `json:"up_to"`
+}
+
+// readAllResponse is the answer to POST /api/tenant/notifications/read-all.
+type readAllResponse struct {
+	// Updated is how many notifications this request marked read.
+	Updated int64 `json:"updated"`
+}
+
+// markAllNotificationsRead answers POST
+// /api/tenant/notifications/read-all: every unread notification of the
+// tenant (up to up_to) marked read, and how many that was. Repeating it
+// marks nothing more ({"updated":0}).
+func (a *API) markAllNotificationsRead(w http.ResponseWriter, r *http.Request) error {
+	var in readAllRequest
+	if err := decodeOptionalJSON(r, &in); err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	n, err := a.cfg.Notifications.MarkAllRead(r.Context(), m.TenantID, in.UpTo)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, readAllResponse{Updated: n})
+	return nil
+}
