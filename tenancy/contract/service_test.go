@@ -164,7 +164,10 @@ func TestContractWorkflow(t *testing.T) {
 			for name, call := range map[string]func() error{
 				"ApproveAgain": func() error { _, err := e.svc.Approve(ctx, upgrade.ID, ""); return err },
 				"Reject":       func() error { _, err := e.svc.Reject(ctx, upgrade.ID, ""); return err },
-				"Cancel":       func() error { _, err := e.svc.Cancel(ctx, member(tn.ID, owner.ID, tenancy.RoleMember), upgrade.ID); return err },
+				"Cancel": func() error {
+					_, err := e.svc.Cancel(ctx, member(tn.ID, owner.ID, tenancy.RoleMember), upgrade.ID)
+					return err
+				},
 			} {
 				err := call()
 				var te *contract.RequestTransitionError
