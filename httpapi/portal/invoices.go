@@ -48,8 +48,8 @@ func (h *Handler) listInvoices(w http.ResponseWriter, r *http.Request, rq *reque
 // invoiceForm is the new invoice form as typed.
 type invoiceForm struct {
 	CustomerName, CustomerEmail, Currency, DueDate, Memo string
-	Status                                              string
-	Lines                                               []lineForm
+	Status                                               string
+	Lines                                                []lineForm
 }
 
 type lineForm struct{ Description, Quantity, UnitPrice, TaxRate string }
@@ -199,9 +199,9 @@ func statusOf(err error) int { return httpapi.ProblemFor(err).Status }
 
 // invoicePage is an invoice with what the member may do with it.
 type invoicePage struct {
-	Invoice                        billing.Invoice
-	CanFinalize, CanVoid, CanPay   bool
-	PaymentAmount                  string
+	Invoice                      billing.Invoice
+	CanFinalize, CanVoid, CanPay bool
+	PaymentAmount                string
 }
 
 func (h *Handler) invoice(r *http.Request, rq *request) (billing.Invoice, error) {

@@ -111,7 +111,7 @@ type view struct {
 	Tenant    tenancy.Tenant
 	Role      tenancy.Role
 	Tenants   []tenancy.TenantMembership
-	Can       map[tenancy.Permission]bool
+	Can       map[string]bool
 	Flash     string
 	Errors    map[string]string
 	FormError string
@@ -141,7 +141,7 @@ func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, rq *request
 		return fmt.Errorf("portal: no template %q", name)
 	}
 	v := view{Title: title, Nav: navOf(name), Data: data, Errors: map[string]string{},
-		Flash: flashText(r.URL.Query().Get("done")), Can: map[tenancy.Permission]bool{}}
+		Flash: flashText(r.URL.Query().Get("done")), Can: map[string]bool{}}
 	if rq != nil {
 		v.CSRF = h.cfg.CSRF.Token(w, r, rq.binding())
 		if rq.principal != nil {
@@ -149,7 +149,7 @@ func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, rq *request
 			v.Tenants = rq.memberships
 			v.Tenant, v.Role = rq.tenant, rq.membership.Role
 			for _, p := range tenancy.Permissions() {
-				v.Can[p] = rq.can(p)
+				v.Can[string(p)] = rq.can(p)
 			}
 		}
 	}
