@@ -239,12 +239,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if cfg.Demo {
+		if cfg.Portal && !cfg.JSON {
+			printDemoLinks(ctx, stdout, a, s.URL(), seed)
+		}
 		if err := finishDemo(stdout, s.URL(), cfg, &seed); err != nil {
 			_ = s.shutdown(context.Background())
 			return err
-		}
-		if cfg.Portal && !cfg.JSON {
-			printDemoLinks(ctx, stdout, a, s.URL(), seed)
 		}
 	}
 	select {

@@ -31,7 +31,7 @@ type config struct {
 	Migrate        bool
 	// Portal serves the tenant portal at /portal/.
 	Portal bool
-	Demo           bool
+	Demo   bool
 	// DemoEnv is the file where --demo writes its keys and ids.
 	DemoEnv string
 	JSON    bool

@@ -88,7 +88,7 @@ func runLoginLink(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // printDemoLinks prints a sign-in link for each demo user.
 func printDemoLinks(ctx context.Context, w io.Writer, a *app, url string, s demoSeed) {
-	fmt.Fprintf(w, "\nTenant portal: %s/portal/ — one-time sign-in links (15 minutes):\n", url)
+	fmt.Fprintf(w, "Tenant portal: %s/portal/ — one-time sign-in links (15 minutes):\n", url)
 	for _, u := range s.Users {
 		link, err := a.links().Issue(ctx, u.Email, "", url)
 		if err != nil {
@@ -97,4 +97,5 @@ func printDemoLinks(ctx context.Context, w io.Writer, a *app, url string, s demo
 		}
 		fmt.Fprintf(w, "  %-22s %s\n", u.Email, link.URL)
 	}
+	fmt.Fprintln(w)
 }

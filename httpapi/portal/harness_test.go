@@ -165,3 +165,5 @@ func (c *client) csrf() string {
 	c.t.Helper()
 	return field(c.t, c.get("/portal/tenants", http.StatusOK), "csrf_token")
 }
+
+func defaultCatalog() *catalog.Catalog { return catalog.Default() }

@@ -82,6 +82,7 @@ func (h *Handler) renderModules(w http.ResponseWriter, r *http.Request, rq *requ
 		if m, ok := h.cfg.Catalog.Module(st.Module); ok {
 			row.Name, row.Description = m.Name, m.Description
 		}
+		row.Switchable = h.cfg.Catalog.Toggleable(plan, st.Module)
 		for _, a := range plan.AddOns {
 			row.AddOn = row.AddOn || a.Module == st.Module
 		}
