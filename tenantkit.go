@@ -13,6 +13,7 @@ import (
 	billingstore "github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
+	portalstore "github.com/tenantkit/tenantkit/httpapi/portal/bunstore"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/idempotency"
 	"github.com/tenantkit/tenantkit/support"
@@ -126,10 +127,10 @@ func (a *App) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
 
 // Schema lists the embedded migrations of everything tenantkit stores, in
 // the order they apply: idempotency keys, tenancy, billing, support,
-// webhook events. Each holds the folders "postgres" and "sqlite".
+// webhook events, the portal's sign-in links. Each holds the folders "postgres" and "sqlite".
 func Schema() []fs.FS {
 	return []fs.FS{idempotency.Migrations(), tenancystore.Migrations(), billingstore.Migrations(),
-		supportstore.Migrations(), webhookstore.Migrations()}
+		supportstore.Migrations(), webhookstore.Migrations(), portalstore.Migrations()}
 }
 
 // Migrate applies every pending migration of Schema to db, Postgres or

@@ -35,6 +35,7 @@ var commands = []commandHelp{
 	{"contract apply-due", "", "apply approved changes whose period has come"},
 	{"webhook sign", "--file F [--secret S] [--id ID] [--timestamp UNIX] [--scheme standard|stripe]", "sign a test payment event"},
 	{"seed", "--demo [--demo-env FILE]", "seed the demo data (as serve --demo does)"},
+	{"login-link", "--email E [--tenant T] [--base-url URL]", "print a one-time sign-in link to the tenant portal"},
 }
 
 // usage is what `server --help` prints.
@@ -110,6 +111,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runContract(ctx, args, stdout, stderr)
 	case "webhook":
 		return runWebhook(args, stdout)
+	case "login-link":
+		return runLoginLink(ctx, args, stdout, stderr)
 	default:
 		return &cliError{Code: codeUsage, Message: fmt.Sprintf("unknown command %q", cmd), hint: `Run "server --help" for the commands.`}
 	}
@@ -236,6 +239,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if cfg.Demo {
+		if cfg.Portal && !cfg.JSON {
+			printDemoLinks(ctx, stdout, a, s.URL(), seed)
+		}
 		if err := finishDemo(stdout, s.URL(), cfg, &seed); err != nil {
 			_ = s.shutdown(context.Background())
 			return err

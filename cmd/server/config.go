@@ -29,7 +29,9 @@ type config struct {
 	RedisURL       string
 	TrustedProxies []string
 	Migrate        bool
-	Demo           bool
+	// Portal serves the tenant portal at /portal/.
+	Portal bool
+	Demo   bool
 	// DemoEnv is the file where --demo writes its keys and ids.
 	DemoEnv string
 	JSON    bool
@@ -114,6 +116,11 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 		return nil
 	})
 	c.TrustedProxies = list(env("TRUSTED_PROXIES", ""))
+	portal, err := strconv.ParseBool(env("PORTAL", "true"))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_PORTAL: %w", err)
+	}
+	fs.BoolVar(&c.Portal, "portal", portal, "serve the tenant portal at /portal/ (TENANTKIT_PORTAL)")
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
 	fs.BoolVar(&c.Demo, "demo", false, "seed demo tenants, users, keys and an invoice (once), print how to call the API, and listen on "+demoAddr+" unless --addr or TENANTKIT_ADDR says otherwise")
 	demoEnvFlag(fs, c)

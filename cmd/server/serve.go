@@ -113,6 +113,18 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 	apiCfg := a.kit.HTTPConfig()
 	apiCfg.JWT = httpapi.JWTConfig{Secret: []byte(cfg.JWTSecret), JWKSURL: cfg.JWTJWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience}
 	apiCfg.CSRFSecret = []byte(cfg.CSRFSecret)
+	var sessionSecret []byte
+	if cfg.Portal {
+		var err error
+		if sessionSecret, err = a.sessionSecret(ctx); err != nil {
+			return nil, err
+		}
+		if cfg.JWTSecret == "" && cfg.JWTJWKSURL == "" {
+			// The API accepts the portal's session cookie (and derives its
+			// CSRF key from the same secret, so both take the same tokens).
+			apiCfg.JWT.Secret = sessionSecret
+		}
+	}
 	apiCfg.MaxBodyBytes = cfg.MaxBodyBytes
 	apiCfg.TrustedProxies = cfg.TrustedProxies
 	apiCfg.Metrics = a.metrics
@@ -140,6 +152,11 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 	)
 	for _, rt := range api.Routes() {
 		router.Handle(rt.Method, bunPath(rt.Pattern), adapt(rt.Handler))
+	}
+	if cfg.Portal {
+		if err := a.mountPortal(ctx, router, api, sessionSecret); err != nil {
+			return nil, err
+		}
 	}
 	router.GET("/metrics", bunrouter.HTTPHandler(promhttp.HandlerFor(a.metrics, promhttp.HandlerOpts{})))
 	return api.Wrap(router), nil

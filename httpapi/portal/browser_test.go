@@ -1,0 +1,171 @@
+package portal_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tenantkit/tenantkit"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+)
+
+// browser starts headless Chromium for one test, failing the test on any
+// console error or uncaught exception. Without Chromium the test skips,
+// unless TENANTKIT_REQUIRE_BROWSER=1.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("TENANTKIT_REQUIRE_BROWSER") == "1" {
+			t.Fatal("no Chromium found and TENANTKIT_REQUIRE_BROWSER=1")
+		}
+		t.Skip("no Chromium found (apt-get install chromium); skipping the browser tests")
+	}
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1024, 900)}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	// Newer Chromium sends events this client does not know; say nothing.
+	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...interface{}) {}))
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	var mu sync.Mutex
+	var problems []string
+	if err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	chromedp.ListenTarget(ctx, func(ev interface{}) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError {
+				mu.Lock()
+				problems = append(problems, "console error")
+				mu.Unlock()
+			}
+		case *runtime.EventExceptionThrown:
+			mu.Lock()
+			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
+			mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range problems {
+			t.Errorf("browser: %s", p)
+		}
+		cancelT()
+		cancelC()
+		cancelA()
+	})
+	return ctx
+}
+
+// screenshot saves the page under the test's temp dir (and, with
+// TENANTKIT_SCREENSHOTS=dir, there too, for the docs).
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{t.TempDir(), os.Getenv("TENANTKIT_SCREENSHOTS")} {
+		if dir == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestBrowser(t *testing.T) {
+	ctx := browser(t)
+	db := dbtest.SQLite(t, tenantkit.Schema()...)
+	app, err := tenantkit.New(db, defaultCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, db, app)
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	var text string
+
+	run("sign in", chromedp.Navigate(e.link(t, "alice@acme.test", "acme")),
+		chromedp.Click(`button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`meter`, chromedp.ByQuery), chromedp.Text(`main h1`, &text, chromedp.ByQuery))
+	if text != "Dashboard" {
+		t.Fatalf("after sign-in: h1 %q", text)
+	}
+	screenshot(t, ctx, "portal-dashboard")
+
+	run("new invoice", chromedp.Navigate(e.srv.URL+"/portal/invoices/new"),
+		chromedp.SendKeys(`#customer-name`, "Ada Lovelace", chromedp.ByID),
+		chromedp.SendKeys(`#customer-email`, "ada@example.com", chromedp.ByID),
+		chromedp.SendKeys(`#line_items-0-description`, "Design", chromedp.ByID),
+		chromedp.SetValue(`#line_items-0-quantity`, "2", chromedp.ByID),
+		chromedp.SendKeys(`#line_items-0-unit_amount`, "10.50", chromedp.ByID),
+		chromedp.SendKeys(`#line_items-1-description`, "Hosting", chromedp.ByID),
+		chromedp.SendKeys(`#line_items-1-unit_amount`, "5", chromedp.ByID),
+		chromedp.SendKeys(`#line_items-1-tax_rate`, "10", chromedp.ByID))
+	screenshot(t, ctx, "portal-invoice-new")
+	run("create invoice", chromedp.Click(`#create-invoice`, chromedp.ByID),
+		chromedp.WaitVisible(`#invoice-total`, chromedp.ByID), chromedp.Text(`#invoice-total`, &text, chromedp.ByID))
+	if text != "26.50 USD" {
+		t.Fatalf("total %q, want 26.50 USD", text)
+	}
+	run("finalize", chromedp.Click(`#finalize`, chromedp.ByID),
+		chromedp.WaitVisible(`//p[@class="flash" and contains(., "finalized")]`, chromedp.BySearch), chromedp.Text(`#invoice-status`, &text, chromedp.ByID))
+	if text != "open" {
+		t.Fatalf("status after finalize %q", text)
+	}
+	screenshot(t, ctx, "portal-invoice")
+
+	run("ticket", chromedp.Navigate(e.srv.URL+"/portal/tickets/new"),
+		chromedp.SendKeys(`#subject`, "Export fails", chromedp.ByID),
+		chromedp.SendKeys(`#description`, "The CSV export stops at 1000 rows.", chromedp.ByID),
+		chromedp.Click(`#create-ticket`, chromedp.ByID),
+		chromedp.WaitVisible(`#ticket-subject`, chromedp.ByID), chromedp.Text(`#ticket-subject`, &text, chromedp.ByID))
+	if text != "Export fails" {
+		t.Fatalf("ticket subject %q", text)
+	}
+
+	var before, after string
+	run("toggle module", chromedp.Navigate(e.srv.URL+"/portal/modules"),
+		chromedp.Text(`.modules form button`, &before, chromedp.ByQuery),
+		chromedp.Click(`.modules form button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.flash`, chromedp.ByQuery),
+		chromedp.Text(`.modules form button`, &after, chromedp.ByQuery))
+	if before == after {
+		t.Fatalf("module button still %q after toggling", after)
+	}
+
+	run("form without token", chromedp.Navigate(e.srv.URL+"/portal/tickets/new"),
+		chromedp.SetValue(`#main input[name=csrf_token]`, "", chromedp.ByQuery),
+		chromedp.SendKeys(`#subject`, "x", chromedp.ByID), chromedp.SendKeys(`#description`, "y", chromedp.ByID),
+		chromedp.Click(`#create-ticket`, chromedp.ByID),
+		chromedp.WaitVisible(`.error`, chromedp.ByQuery), chromedp.Text(`main`, &text, chromedp.ByQuery))
+	if !strings.Contains(text, "CSRF") {
+		t.Fatalf("form without token: page says %q", text)
+	}
+	screenshot(t, ctx, "portal-csrf-refused")
+
+}

@@ -1,0 +1,219 @@
+package portal
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
+)
+
+//go:embed templates/*.html static/style.css
+var assets embed.FS
+
+// views holds one template set per page, each the layout plus the page.
+type views struct {
+	pages map[string]*template.Template
+	css   []byte
+}
+
+func newViews(base string) (*views, error) {
+	funcs := template.FuncMap{
+		"base":     func() string { return base },
+		"money":    money,
+		"date":     func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+		"datetime": func(t time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") },
+		"inputID":  inputID,
+		"errID":    func(path string) string { return "err-" + inputID(path) },
+		"fieldErr": func(errs map[string]string, path string) string { return errs[path] },
+		"percent":  percent,
+		"deref":    func(p *int64) int64 { return *p },
+		"seq": func(n int) []int {
+			out := make([]int, n)
+			for i := range out {
+				out[i] = i
+			}
+			return out
+		},
+		"lineField": func(i int, name string) string { return fmt.Sprintf("line_items[%d].%s", i, name) },
+		"featureName": func(s string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(s, ".", " · "), "_", " ")
+		},
+	}
+	layout, err := template.New("layout").Funcs(funcs).ParseFS(assets, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	v := &views{pages: map[string]*template.Template{}}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.Must(layout.Clone()).ParseFS(assets, n)
+		if err != nil {
+			return nil, err
+		}
+		v.pages[name] = t
+	}
+	if v.css, err = assets.ReadFile("static/style.css"); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// inputID turns a field path ("line_items[1].quantity") into an HTML id
+// ("line_items-1-quantity").
+func inputID(path string) string {
+	return strings.NewReplacer(".", "-", "[", "-", "]", "").Replace(path)
+}
+
+// money shows minor units as the currency writes them ("19.99 USD").
+func money(amount int64, currency string) string {
+	s, err := billing.FormatAmount(amount, currency)
+	if err != nil {
+		return fmt.Sprintf("%d %s", amount, currency)
+	}
+	return s + " " + currency
+}
+
+// percent is usage as a whole percentage of limit, at most 100.
+func percent(usage int64, limit *int64) int64 {
+	if limit == nil || *limit <= 0 {
+		if usage > 0 && limit != nil {
+			return 100
+		}
+		return 0
+	}
+	p := usage * 100 / *limit
+	return min(p, 100)
+}
+
+// view is what every page template gets.
+type view struct {
+	Title     string
+	Nav       string
+	CSRF      string
+	User      *tenancy.User
+	Tenant    tenancy.Tenant
+	Role      tenancy.Role
+	Tenants   []tenancy.TenantMembership
+	Can       map[string]bool
+	Flash     string
+	Errors    map[string]string
+	FormError string
+	Data      any
+}
+
+// navOf maps a page to the navigation entry it belongs to.
+func navOf(name string) string {
+	for _, prefix := range []string{"invoice", "ticket", "module", "contract", "tenants"} {
+		if strings.HasPrefix(name, prefix) {
+			return prefix
+		}
+	}
+	return name
+}
+
+// render writes page name with status.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, rq *request, status int, name, title string, data any) error {
+	return h.renderForm(w, r, rq, status, name, title, data, nil)
+}
+
+// renderForm writes page name with the refused fields of err, if any,
+// next to their inputs (and the problem's detail above the form).
+func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, rq *request, status int, name, title string, data any, err error) error {
+	t, ok := h.views.pages[name]
+	if !ok {
+		return fmt.Errorf("portal: no template %q", name)
+	}
+	v := view{Title: title, Nav: navOf(name), Data: data, Errors: map[string]string{},
+		Flash: flashText(r.URL.Query().Get("done")), Can: map[string]bool{}}
+	if rq != nil {
+		v.CSRF = h.cfg.CSRF.Token(w, r, rq.binding())
+		if rq.principal != nil {
+			v.User = &rq.principal.User
+			v.Tenants = rq.memberships
+			v.Tenant, v.Role = rq.tenant, rq.membership.Role
+			for _, p := range tenancy.Permissions() {
+				v.Can[string(p)] = rq.can(p)
+			}
+		}
+	}
+	if err != nil {
+		var ie *field.InvalidError
+		if errors.As(err, &ie) {
+			for _, fe := range ie.Errors() {
+				v.Errors[fe.Field] = fe.Message
+			}
+			v.FormError = "Please correct the fields marked below."
+		} else {
+			v.FormError = httpapi.ProblemFor(err).Detail
+		}
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}
+
+// flashText is the message a redirect after a successful form asks for.
+func flashText(done string) string {
+	return map[string]string{
+		"created":   "Saved.",
+		"finalized": "The invoice is finalized.",
+		"voided":    "The invoice is void.",
+		"paid":      "The payment is recorded.",
+		"toggled":   "The module is switched.",
+		"submitted": "Your request is submitted.",
+		"cancelled": "The request is cancelled.",
+	}[done]
+}
+
+// errorData is the error page's content.
+type errorData struct {
+	Status int
+	Detail string
+}
+
+// fail renders err as an error page with its problem's status and detail;
+// what the API would answer 500 is logged and shown as nothing internal.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, rq *request, err error) {
+	p := httpapi.ProblemFor(err)
+	if p.Status >= 500 {
+		h.cfg.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("portal: request failed")
+	}
+	detail := p.Detail
+	if p.Code == httpapi.CodeCSRFFailed {
+		detail = "This form has expired or did not come from this site (" + p.Detail + "). Go back, reload the page and try again."
+	}
+	if rerr := h.render(w, r, rq, p.Status, "error", http.StatusText(p.Status), errorData{Status: p.Status, Detail: detail}); rerr != nil {
+		h.cfg.Logger.Error().Err(rerr).Msg("portal: render error page")
+		http.Error(w, http.StatusText(p.Status), p.Status)
+	}
+}
+
+func (h *Handler) stylesheet(w http.ResponseWriter, r *http.Request, rq *request) error {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	_, _ = w.Write(h.views.css)
+	return nil
+}
