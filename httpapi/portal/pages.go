@@ -235,7 +235,7 @@ func (h *Handler) cancelContract(w http.ResponseWriter, r *http.Request, rq *req
 	if !strings.HasPrefix(id, "ccr_") || len(id) > 64 {
 		return contract.ErrRequestNotFound
 	}
-	_, err := h.cfg.Contracts.Cancel(r.Context(), rq.membership.TenantID, id)
+	_, err := h.cfg.Contracts.Cancel(r.Context(), rq.membership, id)
 	if err == nil {
 		http.Redirect(w, r, h.cfg.BasePath+"/contracts?done=cancelled", http.StatusSeeOther)
 		return nil

@@ -88,7 +88,7 @@ type Tickets interface {
 type Contracts interface {
 	Submit(ctx context.Context, tenantID, userID string, in contract.SubmitInput) (contract.Request, error)
 	Requests(ctx context.Context, tenantID string, f contract.Filter) ([]contract.Request, bool, error)
-	Cancel(ctx context.Context, tenantID, requestID string) (contract.Request, error)
+	Cancel(ctx context.Context, by tenancy.Membership, requestID string) (contract.Request, error)
 	Preview(ctx context.Context, tenantID string, in contract.PreviewInput) (contract.Preview, error)
 }
 
