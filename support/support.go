@@ -38,6 +38,24 @@ type Ticket struct {
 	Tags      []string  `json:"tags"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+
+	// FirstResponseDueAt and ResolutionDueAt are the ticket's service
+	// level targets, set at creation from its priority (see Targets) when
+	// the tenant has module support.sla on, and moved when the priority
+	// changes; nil on a ticket opened without the module.
+	FirstResponseDueAt *time.Time `json:"first_response_due_at"`
+	ResolutionDueAt    *time.Time `json:"resolution_due_at"`
+	// FirstRespondedAt is when a platform agent first replied (see
+	// Service.AgentReply), which stops the first-response clock; nil until
+	// then. Once set it never changes.
+	FirstRespondedAt *time.Time `json:"first_responded_at"`
+	// SLABreached says whether a target passed unmet (see
+	// Service.CheckSLA): false while none has, true once one did, for
+	// good; nil on a ticket without targets.
+	SLABreached *bool `json:"sla_breached"`
+	// Satisfaction is the requester's rating of the answer (module
+	// support.csat); nil until the ticket is rated, at most once.
+	Satisfaction *Satisfaction `json:"satisfaction"`
 }
 
 // MarshalJSON writes tags as [] rather than null when there are none, so
