@@ -19,16 +19,17 @@ import (
 // errors.
 type fakeEntitlements struct {
 	mu       sync.Mutex
-	disabled bool            // every module off
-	off      map[string]bool // these modules off
-	limit    int64           // < 0: unlimited
+	disabled bool              // every module off
+	off      map[string]bool   // these modules off
+	offFor   map[string]string // tenant → a module off for it only
+	limit    int64             // < 0: unlimited
 	used     int64
 }
 
-func (f *fakeEntitlements) RequireModule(_ context.Context, _, module string) error {
+func (f *fakeEntitlements) RequireModule(_ context.Context, tenantID, module string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.disabled || f.off[module] {
+	if f.disabled || f.off[module] || f.offFor[tenantID] == module {
 		return fmt.Errorf("fake: module %s: %w", module, &tenancy.ModuleDisabledError{Module: module})
 	}
 	return nil
