@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// Store is the persistence Service needs. Every method is scoped to one
-// tenant: a ticket of another tenant is ErrNotFound, exactly as if it did
-// not exist. Implementations must be safe for concurrent use, join the
-// transaction carried by ctx when there is one, return times in UTC and
-// Tags never nil, and translate driver errors into the sentinels named
-// below; raw driver errors never leave a Store. supporttest.Run checks all
-// of it.
+// Store is the persistence Service needs. Every method but SLAOverdue is
+// scoped to one tenant: a ticket of another tenant is ErrNotFound (or, for
+// BreachSLA, not breached), exactly as if it did not exist.
+// Implementations must be safe for concurrent use, join the transaction
+// carried by ctx when there is one, return times in UTC and Tags never
+// nil, and translate driver errors into the sentinels named below; raw
+// driver errors never leave a Store. supporttest.Run checks all of it.
 type Store interface {
 	// NextNumber returns the tenant's next ticket number: 1 for its first
 	// ticket, then one more on each call, never the same twice, under any

@@ -1,13 +1,17 @@
 // Package support is the help desk between the platform and its tenants:
 // tickets that a tenant's users open with the platform team, numbered per
-// tenant, moved through a fixed set of statuses by the platform's agents,
-// prioritised, tagged and assigned.
+// tenant, moved through a fixed set of statuses, prioritised, tagged and
+// assigned, each with a thread of comments from the tenant's side and
+// replies from the platform's agents. With module support.sla a ticket has
+// service level targets by priority (Targets) that the platform's
+// scheduler checks (Service.CheckSLA); with support.csat a solved ticket
+// takes one satisfaction rating.
 //
 // The package is plain Go: Service holds the rules (validation, the status
-// transition table, module gating and the monthly ticket allowance), Store is
-// the persistence it needs, and BunStore implements Store on Postgres and
-// SQLite. The HTTP edge lives in httpapi; supporttest holds the conformance
-// suite every Store must pass.
+// transition table, module gating and the monthly ticket allowance), Store
+// is the persistence it needs, and support/bunstore implements Store on
+// Postgres and SQLite. The HTTP edge lives in httpapi; supporttest holds the
+// conformance suite every Store must pass.
 package support
 
 import (
