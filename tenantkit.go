@@ -72,7 +72,7 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 		Tenancy:     ten,
 		Contracts:   contract.NewService(tenants, ten.Entitlements, ten.Notifications, tx, cat),
 		Billing:     bil,
-		Support:     support.NewService(supportstore.New(db), ten.Entitlements, tx),
+		Support:     support.NewService(supportstore.New(db), ten.Entitlements, ten.Notifications, tx),
 		Webhooks:    webhook.NewService(webhookstore.New(db), bil, ten.Notifications, tx),
 		db:          db,
 		idempotency: idempotency.New(db),

@@ -235,6 +235,20 @@ func FuzzHTTPCreateTicket(f *testing.F) {
 		`{"subject":"\u0000","description":"d","tags":["\udc00"]}`)
 }
 
+func FuzzHTTPUpdateTicket(f *testing.F) {
+	fuzzBody(f, "PATCH", "/api/tickets/{ticket}",
+		`{"status":"pending","priority":"urgent","tags":["Billing Issue","export"]}`,
+		`{"status":null,"priority":"\u0000","tags":["\udc00",""]}`,
+		`{"status":"closed"}`)
+}
+
+func FuzzHTTPCommentTicket(f *testing.F) {
+	fuzzBody(f, "POST", "/api/tickets/{ticket}/comments",
+		`{"body":"Here is the log:\n\tline 1"}`,
+		`{"body":"\u0000\ud800"}`,
+		`{"body":""}`)
+}
+
 func FuzzHTTPSubmitContractRequest(f *testing.F) {
 	fuzzBody(f, "POST", "/api/contract-requests",
 		`{"type":"change_plan","plan_id":"enterprise","effective":"next_period","note":"Growing"}`,

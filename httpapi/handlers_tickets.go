@@ -66,3 +66,85 @@ func (a *API) getTicket(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, t)
 	return nil
 }
+
+// updateTicket answers PATCH /api/tickets/{id}: the ticket with its new
+// status, priority or tags.
+func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
+	ticketID, err := pathID(r, id.Ticket, "ticket")
+	if err != nil {
+		return err
+	}
+	var in support.UpdateTicketInput
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	t, err := a.cfg.Support.Update(r.Context(), m.TenantID, ticketID, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+// listComments answers GET /api/tickets/{id}/comments: the ticket's
+// thread, oldest first.
+func (a *API) listComments(w http.ResponseWriter, r *http.Request) error {
+	ticketID, err := pathID(r, id.Ticket, "ticket")
+	if err != nil {
+		return err
+	}
+	limit, after, err := parseListParams(r)
+	if err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	cs, more, err := a.cfg.Support.Comments(r.Context(), m.TenantID, ticketID, support.CommentFilter{Limit: limit, After: after})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newListResponse(cs, more, func(c support.Comment) string { return c.ID }))
+	return nil
+}
+
+// createComment answers POST /api/tickets/{id}/comments: the caller's
+// comment (201).
+func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
+	ticketID, err := pathID(r, id.Ticket, "ticket")
+	if err != nil {
+		return err
+	}
+	var in support.CommentInput
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(r.Context())
+	m, _ := MembershipFrom(r.Context())
+	by := support.Requester{ID: p.User.ID, Email: p.User.Email, Name: p.User.Name}
+	c, err := a.cfg.Support.AddComment(r.Context(), m.TenantID, ticketID, by, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, c)
+	return nil
+}
+
+// rateTicket answers POST /api/tickets/{id}/satisfaction: the ticket's one
+// rating (201).
+func (a *API) rateTicket(w http.ResponseWriter, r *http.Request) error {
+	ticketID, err := pathID(r, id.Ticket, "ticket")
+	if err != nil {
+		return err
+	}
+	var in support.RatingInput
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	sat, err := a.cfg.Support.Rate(r.Context(), m.TenantID, ticketID, support.Rater{UserID: m.UserID, Role: m.Role}, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, sat)
+	return nil
+}

@@ -405,6 +405,7 @@ func ticketFixture() map[string]any {
 		"id": "tkt_01jd3k5q8r9s0t1v2w3x4y5z6a", "number": 1, "subject": "Printer on fire", "description": "It is on fire.",
 		"status": "open", "priority": "normal", "requester": map[string]any{"id": "usr_01jd3k5q8r9s0t1v2w3x4y5z6a", "email": "a@b.co", "name": "A"},
 		"assignee_id": nil, "tags": []any{}, "created_at": "2026-11-21T10:00:00Z", "updated_at": "2026-11-21T10:00:00Z",
+		"first_response_due_at": nil, "resolution_due_at": nil, "first_responded_at": nil, "sla_breached": nil, "satisfaction": nil,
 	}
 }
 

@@ -79,6 +79,9 @@ type Problem struct {
 	Limit    *int64     `json:"limit,omitempty"`
 	Usage    *int64     `json:"usage,omitempty"`
 	ResetsAt *time.Time `json:"resets_at,omitempty"`
+	// CurrentStatus is an extension member of a conflict about a
+	// resource's status (an illegal ticket move): the status it has now.
+	CurrentStatus string `json:"current_status,omitempty"`
 }
 
 // NewProblem returns a problem with the given HTTP status, problem code and
@@ -214,6 +217,7 @@ var errorTable = []errorMapping{
 	// support
 	{support.ErrNotFound, http.StatusNotFound, CodeNotFound},
 	{support.ErrConflict, http.StatusConflict, CodeConflict},
+	{support.ErrForbidden, http.StatusForbidden, CodeForbidden},
 	{support.ErrInvalid, http.StatusUnprocessableEntity, CodeValidationFailed},
 	// billing
 	{billing.ErrNotFound, http.StatusNotFound, CodeNotFound},
@@ -234,6 +238,13 @@ var errorTable = []errorMapping{
 type detailer interface {
 	error
 	Detail() string
+}
+
+// statusReporter is a domain conflict that names the status its resource
+// has now (support's refused ticket moves); "" when it is not about one.
+type statusReporter interface {
+	error
+	CurrentStatus() string
 }
 
 // domainDetail returns the client's sentence for err, which errors.Is
@@ -298,6 +309,10 @@ func mapError(err error, table []errorMapping) *Problem {
 			if m.code == CodeEntitlementLimitExceeded && errors.As(err, &le) {
 				limit, usage, resetsAt := le.Limit, le.Usage, le.ResetsAt.UTC()
 				p.Limit, p.Usage, p.ResetsAt = &limit, &usage, &resetsAt
+			}
+			var sr statusReporter
+			if m.code == CodeConflict && errors.As(err, &sr) {
+				p.CurrentStatus = sr.CurrentStatus()
 			}
 			return p
 		}

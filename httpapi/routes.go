@@ -110,6 +110,15 @@ func (a *API) table() []endpoint {
 			permission: tenancy.PermTicketsWrite, module: catalog.ModuleTickets, idempotent: true, handle: with(a.cfg.Support, a.createTicket)},
 		{method: "GET", path: "/api/tickets/{id}", group: GroupSupport, tenant: true,
 			permission: tenancy.PermTicketsRead, module: catalog.ModuleTickets, handle: with(a.cfg.Support, a.getTicket)},
+		{method: "PATCH", path: "/api/tickets/{id}", group: GroupSupport, tenant: true,
+			permission: tenancy.PermTicketsWrite, module: catalog.ModuleTickets, handle: with(a.cfg.Support, a.updateTicket)},
+		{method: "GET", path: "/api/tickets/{id}/comments", group: GroupSupport, tenant: true,
+			permission: tenancy.PermTicketsRead, module: catalog.ModuleTickets, query: listQuery(), handle: with(a.cfg.Support, a.listComments)},
+		{method: "POST", path: "/api/tickets/{id}/comments", group: GroupSupport, tenant: true,
+			permission: tenancy.PermTicketsWrite, module: catalog.ModuleTickets, idempotent: true, handle: with(a.cfg.Support, a.createComment)},
+		// The rating needs support.tickets too; the service checks it.
+		{method: "POST", path: "/api/tickets/{id}/satisfaction", group: GroupSupport, tenant: true,
+			permission: tenancy.PermTicketsWrite, module: catalog.ModuleCSAT, idempotent: true, handle: with(a.cfg.Support, a.rateTicket)},
 
 		// Contracts & Billing
 		{method: "GET", path: "/api/contract-requests", group: GroupContracts, tenant: true,

@@ -52,6 +52,23 @@ type Tickets interface {
 	// Get returns the tenant's ticket; support.ErrNotFound when the tenant
 	// has none with that id.
 	Get(ctx context.Context, tenantID, ticketID string) (support.Ticket, error)
+	// Update changes the ticket's status (along the transition table),
+	// priority or tags, all or nothing. *support.InvalidError;
+	// support.ErrConflict for a forbidden move or a closed ticket;
+	// support.ErrNotFound.
+	Update(ctx context.Context, tenantID, ticketID string, in support.UpdateTicketInput) (support.Ticket, error)
+	// Comments returns a page of the ticket's thread, oldest first, and
+	// whether more follow. support.ErrNotFound; *support.InvalidError for
+	// a bad cursor.
+	Comments(ctx context.Context, tenantID, ticketID string, f support.CommentFilter) ([]support.Comment, bool, error)
+	// AddComment adds the caller's comment to the ticket's thread.
+	// *support.InvalidError; support.ErrConflict for a closed ticket;
+	// support.ErrNotFound.
+	AddComment(ctx context.Context, tenantID, ticketID string, by support.Requester, in support.CommentInput) (support.Comment, error)
+	// Rate records the one satisfaction rating of a solved ticket.
+	// *support.InvalidError; support.ErrForbidden; support.ErrConflict;
+	// support.ErrNotFound; errors wrapping tenancy.ErrModuleDisabled.
+	Rate(ctx context.Context, tenantID, ticketID string, by support.Rater, in support.RatingInput) (support.Satisfaction, error)
 }
 
 // PaymentEvents records and applies the payment provider's events, each

@@ -40,10 +40,7 @@ func (s *Service) Transition(ctx context.Context, tenantID, ticketID string, to 
 			return nil
 		}
 		if !CanTransition(t.Status, to) {
-			if t.Status == StatusClosed {
-				return conflict("ticket is closed, which is final")
-			}
-			return conflict("a %s ticket can only move to %s", t.Status, join(Transitions(t.Status)))
+			return transitionConflict(t.Status)
 		}
 		t.Status = to
 		t.UpdatedAt = s.clock()
@@ -72,7 +69,7 @@ func (s *Service) Assign(ctx context.Context, tenantID, ticketID string, assigne
 			return nil
 		}
 		if t.Status == StatusClosed {
-			return conflict("ticket is closed, which is final")
+			return closedConflict()
 		}
 		t.AssigneeID = assignee
 		t.UpdatedAt = s.clock()
@@ -93,7 +90,7 @@ func (s *Service) SetPriority(ctx context.Context, tenantID, ticketID string, p 
 			return nil
 		}
 		if t.Status == StatusClosed {
-			return conflict("ticket is closed, which is final")
+			return closedConflict()
 		}
 		t.Priority = p
 		t.UpdatedAt = s.clock()

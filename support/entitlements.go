@@ -35,3 +35,13 @@ type Entitlements interface {
 type Transactor interface {
 	InTx(ctx context.Context, fn func(ctx context.Context) error) error
 }
+
+// Notifier tells a tenant that something happened to one of its tickets
+// (a service level target missed). *tenancy.Notifications implements it;
+// Notify must run on the transaction ctx carries, so that a notification
+// exists if and only if the change it reports commits.
+type Notifier interface {
+	// Notify creates a notification for the tenant. An error wrapping
+	// tenancy.ErrConflict when n.Key was used before.
+	Notify(ctx context.Context, tenantID string, n tenancy.NewNotification) (tenancy.Notification, error)
+}

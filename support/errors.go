@@ -20,6 +20,9 @@ var (
 	// illegal transition, a closed ticket), or a unique id or number is
 	// already taken.
 	ErrConflict = errors.New("conflict")
+	// ErrForbidden: the caller may not do this to the ticket (rating
+	// another member's ticket without being an owner or admin).
+	ErrForbidden = errors.New("only the ticket's requester or an owner or admin of the tenant may do this")
 	// ErrInvalid: input failed validation; see InvalidError for the
 	// fields. It is field.ErrInvalid, the same error in every domain.
 	ErrInvalid = field.ErrInvalid
@@ -34,12 +37,17 @@ var (
 type InvalidError = field.InvalidError
 
 // conflictError is ErrConflict worded for the case at hand ("ticket is
-// closed, which is final"). It matches ErrConflict.
-type conflictError struct{ msg string }
+// closed, which is final"), with the ticket's status at the time when the
+// conflict is about it. It matches ErrConflict.
+type conflictError struct {
+	msg    string
+	status Status // "" when the conflict is not about the status
+}
 
-// conflict returns a conflictError with the formatted sentence.
-func conflict(format string, args ...any) error {
-	return &conflictError{msg: fmt.Sprintf(format, args...)}
+// statusConflict returns a conflictError about a ticket in status, which
+// the client is told (CurrentStatus) besides the sentence.
+func statusConflict(status Status, format string, args ...any) error {
+	return &conflictError{msg: fmt.Sprintf(format, args...), status: status}
 }
 
 // Error implements error.
@@ -48,5 +56,15 @@ func (e *conflictError) Error() string { return e.msg }
 // Detail is the sentence a client is shown.
 func (e *conflictError) Detail() string { return e.msg }
 
+// CurrentStatus is the ticket's status when the change was refused, ""
+// when the conflict is not about the status. The HTTP edge shows it as the
+// problem's current_status.
+func (e *conflictError) CurrentStatus() string { return string(e.status) }
+
 // Is makes errors.Is(err, ErrConflict) true.
 func (e *conflictError) Is(target error) bool { return target == ErrConflict }
+
+// closedConflict is the refusal of any change to a closed ticket.
+func closedConflict() error {
+	return statusConflict(StatusClosed, "ticket is closed, which is final")
+}

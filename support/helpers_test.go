@@ -15,21 +15,62 @@ import (
 )
 
 // fakeEntitlements stands in for tenancy in the unit tests: one switch for
-// the tickets module and one allowance, with tenancy's errors.
+// every module, one per module on top, and one allowance, with tenancy's
+// errors.
 type fakeEntitlements struct {
 	mu       sync.Mutex
-	disabled bool
-	limit    int64 // < 0: unlimited
+	disabled bool              // every module off
+	off      map[string]bool   // these modules off
+	offFor   map[string]string // tenant → a module off for it only
+	limit    int64             // < 0: unlimited
 	used     int64
 }
 
-func (f *fakeEntitlements) RequireModule(_ context.Context, _, module string) error {
+func (f *fakeEntitlements) RequireModule(_ context.Context, tenantID, module string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.disabled {
-		return fmt.Errorf("fake: module %s: %w", module, tenancy.ErrModuleDisabled)
+	if f.disabled || f.off[module] || f.offFor[tenantID] == module {
+		return fmt.Errorf("fake: module %s: %w", module, &tenancy.ModuleDisabledError{Module: module})
 	}
 	return nil
+}
+
+// setModule switches one module on or off.
+func (f *fakeEntitlements) setModule(module string, on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.off == nil {
+		f.off = map[string]bool{}
+	}
+	f.off[module] = !on
+}
+
+// fakeNotifier records the notifications of the unit tests.
+type fakeNotifier struct {
+	mu   sync.Mutex
+	sent []tenancy.NewNotification
+	keys map[string]bool
+}
+
+func (f *fakeNotifier) Notify(_ context.Context, tenantID string, n tenancy.NewNotification) (tenancy.Notification, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.keys == nil {
+		f.keys = map[string]bool{}
+	}
+	if n.Key != "" && f.keys[tenantID+" "+n.Key] {
+		return tenancy.Notification{}, fmt.Errorf("fake: key %s: %w", n.Key, tenancy.ErrConflict)
+	}
+	f.keys[tenantID+" "+n.Key] = true
+	f.sent = append(f.sent, n)
+	return tenancy.Notification{TenantID: tenantID, Type: n.Type, Title: n.Title, Body: n.Body, Data: n.Data}, nil
+}
+
+// notifications returns what was sent so far.
+func (f *fakeNotifier) notifications() []tenancy.NewNotification {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]tenancy.NewNotification(nil), f.sent...)
 }
 
 func (f *fakeEntitlements) Allowance(ctx context.Context, tenantID, module, feature string) (tenancy.Allowance, error) {
@@ -72,6 +113,7 @@ type unit struct {
 	svc   *support.Service
 	store *memstore.Store
 	ent   *fakeEntitlements
+	notes *fakeNotifier
 	clock *clock
 }
 
@@ -84,9 +126,10 @@ func newUnit(tb testing.TB) *unit {
 	u := &unit{
 		store: memstore.New(),
 		ent:   &fakeEntitlements{limit: -1},
+		notes: &fakeNotifier{},
 		clock: &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))},
 	}
-	u.svc = support.NewService(u.store, u.ent, u.store, support.WithClock(u.clock.Now))
+	u.svc = support.NewService(u.store, u.ent, u.notes, u.store, support.WithClock(u.clock.Now))
 	return u
 }
 

@@ -2,20 +2,24 @@ package support
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // Service holds the rules of support: who may open tickets and how many,
-// what a valid ticket is, and how tickets move between statuses. Every
-// method takes the tenant explicitly and never sees another tenant's
+// what a valid ticket is, how tickets move between statuses, their comment
+// threads, service level targets and satisfaction ratings. Every method
+// but CheckSLA takes the tenant explicitly and never sees another tenant's
 // tickets.
 type Service struct {
 	store Store
 	ent   Entitlements
+	notes Notifier
 	tx    Transactor
 	now   func() time.Time
 }
@@ -26,17 +30,23 @@ type Option func(*Service)
 // WithClock makes the service read time from now (tests use a fixed clock).
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
-// NewService returns a Service keeping tickets in store and consulting ent
-// (in practice *tenancy.Entitlements; required) for modules and allowances.
-// tx runs the steps of Create in one transaction. It panics when tx is nil:
-// without a transaction a create could spend the tenant's allowance or
-// take a number and then fail to insert the ticket.
-func NewService(store Store, ent Entitlements, tx Transactor, opts ...Option) *Service {
+// NewService returns a Service keeping tickets in store, consulting ent
+// (in practice *tenancy.Entitlements; required) for modules and
+// allowances, and telling tenants of missed service level targets through
+// notes (*tenancy.Notifications). tx runs the steps of each change in one
+// transaction. It panics when tx or notes is nil: without a transaction a
+// create could spend the tenant's allowance or take a number and then fail
+// to insert the ticket, and without a notifier a missed target would go
+// untold.
+func NewService(store Store, ent Entitlements, notes Notifier, tx Transactor, opts ...Option) *Service {
 	if tx == nil {
 		panic("support: NewService needs a Transactor: without one, spending the allowance, " +
 			"numbering and inserting a ticket would no longer commit or roll back as one")
 	}
-	s := &Service{store: store, ent: ent, tx: tx, now: time.Now}
+	if notes == nil {
+		panic("support: NewService needs a Notifier: without one, a missed service level target would be recorded but never told")
+	}
+	s := &Service{store: store, ent: ent, notes: notes, tx: tx, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -48,7 +58,8 @@ func NewService(store Store, ent Entitlements, tx Transactor, opts ...Option) *S
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
 // Create opens a ticket for requester (the caller) in status open, with the
-// tenant's next number. It needs module support.tickets on (an error
+// tenant's next number, and with service level targets by its priority
+// when the tenant has module support.sla on (see Targets). It needs module support.tickets on (an error
 // wrapping tenancy.ErrModuleDisabled) and consumes one unit of the monthly
 // support.tickets allowance (tenancy.ErrLimitExceeded when used up, even
 // under concurrent creates). Invalid input is an *InvalidError listing
@@ -60,6 +71,10 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
 	}
 	f, err := validateCreate(requester, in)
+	if err != nil {
+		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
+	}
+	withSLA, err := s.moduleOn(ctx, tenantID, catalog.ModuleSLA)
 	if err != nil {
 		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
 	}
@@ -87,6 +102,10 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 			CreatedAt:   now,
 			UpdatedAt:   now,
 		}
+		if withSLA {
+			setTargets(&t)
+			t.SLABreached = new(bool)
+		}
 		return s.store.CreateTicket(ctx, tenantID, t)
 	})
 	if err != nil {
@@ -110,4 +129,18 @@ func (s *Service) Get(ctx context.Context, tenantID, ticketID string) (Ticket, e
 		return Ticket{}, fmt.Errorf("support: ticket %s: %w", ticketID, err)
 	}
 	return t, nil
+}
+
+// moduleOn reports whether module is on for the tenant: false for a
+// disabled module, an error for anything else that went wrong.
+func (s *Service) moduleOn(ctx context.Context, tenantID, module string) (bool, error) {
+	err := s.ent.RequireModule(ctx, tenantID, module)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, tenancy.ErrModuleDisabled):
+		return false, nil
+	default:
+		return false, err
+	}
 }

@@ -166,7 +166,7 @@ func TestCreateIsAtomic(t *testing.T) {
 		ctx := context.Background()
 		tenant := mustTenant(t, w.tenancy, catalog.PlanStarter)
 		store := &failingStore{Store: w.store, fail: true}
-		svc := support.NewService(store, w.tenancy.Entitlements, w.tx)
+		svc := support.NewService(store, w.tenancy.Entitlements, w.tenancy.Notifications, w.tx)
 		if _, err := svc.Create(ctx, tenant, requester(), validInput()); !errors.Is(err, errInsert) {
 			t.Fatalf("Create = %v, want the insert's error", err)
 		}

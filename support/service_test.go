@@ -255,7 +255,8 @@ func TestTicketJSON(t *testing.T) {
 	}
 	want := `{"id":"tkt_1","number":7,"subject":"S","description":"D","status":"on_hold","priority":"low",` +
 		`"requester":{"id":"usr_1","email":"a@b.c","name":"A"},"assignee_id":null,"tags":[],` +
-		`"created_at":"2026-11-21T09:00:00Z","updated_at":"2026-11-21T09:00:00Z"}`
+		`"created_at":"2026-11-21T09:00:00Z","updated_at":"2026-11-21T09:00:00Z",` +
+		`"first_response_due_at":null,"resolution_due_at":null,"first_responded_at":null,"sla_breached":null,"satisfaction":null}`
 	if string(got) != want {
 		t.Fatalf("json.Marshal(Ticket) =\n%s\nwant\n%s", got, want)
 	}
@@ -277,7 +278,7 @@ func TestInvalidError(t *testing.T) {
 func TestNewServiceNeedsTransactor(t *testing.T) {
 	got := func() (p any) {
 		defer func() { p = recover() }()
-		support.NewService(memstore.New(), &fakeEntitlements{limit: -1}, nil)
+		support.NewService(memstore.New(), &fakeEntitlements{limit: -1}, &fakeNotifier{}, nil)
 		return nil
 	}()
 	if msg, _ := got.(string); !strings.Contains(msg, "needs a Transactor") {

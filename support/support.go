@@ -1,13 +1,17 @@
 // Package support is the help desk between the platform and its tenants:
 // tickets that a tenant's users open with the platform team, numbered per
-// tenant, moved through a fixed set of statuses by the platform's agents,
-// prioritised, tagged and assigned.
+// tenant, moved through a fixed set of statuses, prioritised, tagged and
+// assigned, each with a thread of comments from the tenant's side and
+// replies from the platform's agents. With module support.sla a ticket has
+// service level targets by priority (Targets) that the platform's
+// scheduler checks (Service.CheckSLA); with support.csat a solved ticket
+// takes one satisfaction rating.
 //
 // The package is plain Go: Service holds the rules (validation, the status
-// transition table, module gating and the monthly ticket allowance), Store is
-// the persistence it needs, and BunStore implements Store on Postgres and
-// SQLite. The HTTP edge lives in httpapi; supporttest holds the conformance
-// suite every Store must pass.
+// transition table, module gating and the monthly ticket allowance), Store
+// is the persistence it needs, and support/bunstore implements Store on
+// Postgres and SQLite. The HTTP edge lives in httpapi; supporttest holds the
+// conformance suite every Store must pass.
 package support
 
 import (
@@ -38,6 +42,24 @@ type Ticket struct {
 	Tags      []string  `json:"tags"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+
+	// FirstResponseDueAt and ResolutionDueAt are the ticket's service
+	// level targets, set at creation from its priority (see Targets) when
+	// the tenant has module support.sla on, and moved when the priority
+	// changes; nil on a ticket opened without the module.
+	FirstResponseDueAt *time.Time `json:"first_response_due_at"`
+	ResolutionDueAt    *time.Time `json:"resolution_due_at"`
+	// FirstRespondedAt is when a platform agent first replied (see
+	// Service.AgentReply), which stops the first-response clock; nil until
+	// then. Once set it never changes.
+	FirstRespondedAt *time.Time `json:"first_responded_at"`
+	// SLABreached says whether a target passed unmet (see
+	// Service.CheckSLA): false while none has, true once one did, for
+	// good; nil on a ticket without targets.
+	SLABreached *bool `json:"sla_breached"`
+	// Satisfaction is the requester's rating of the answer (module
+	// support.csat); nil until the ticket is rated, at most once.
+	Satisfaction *Satisfaction `json:"satisfaction"`
 }
 
 // MarshalJSON writes tags as [] rather than null when there are none, so

@@ -30,3 +30,13 @@ func CanTransition(from, to Status) bool {
 func Transitions(from Status) []Status {
 	return slices.Clone(transitions[from])
 }
+
+// transitionConflict is the refusal of a move from from that the table
+// does not list, naming the moves that exist; the ticket's status travels
+// with it (conflictError.CurrentStatus).
+func transitionConflict(from Status) error {
+	if from == StatusClosed {
+		return closedConflict()
+	}
+	return statusConflict(from, "a %s ticket can only move to %s", from, join(Transitions(from)))
+}

@@ -1,10 +1,10 @@
-// Package memstore is an example of a custom support.Store: tickets kept in
-// memory, passing the same conformance suite as the Bun store. A host app
+// Package memstore is an example of a custom support.Store: tickets and
+// their comments kept in memory, passing the same conformance suite as the Bun store. A host app
 // would write one like it over its own storage; tenantkit's tests use it
 // for the service's rules:
 //
 //	store := memstore.New()
-//	svc := support.NewService(store, entitlements, store) // the store is its own Transactor
+//	svc := support.NewService(store, entitlements, notifier, store) // the store is its own Transactor
 //
 // Run the conformance suite against it with
 //
@@ -17,15 +17,18 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/tenantkit/tenantkit/support"
 )
 
-// Store keeps tickets in memory, per tenant. It is safe for concurrent use.
+// Store keeps tickets and their comments in memory, per tenant. It is
+// safe for concurrent use.
 type Store struct {
-	mu      sync.Mutex
-	numbers map[string]int64                     // tenant → last number
-	tickets map[string]map[string]support.Ticket // tenant → id → ticket
+	mu       sync.Mutex
+	numbers  map[string]int64                     // tenant → last number
+	tickets  map[string]map[string]support.Ticket // tenant → id → ticket
+	comments map[string][]support.Comment         // tenant → comments, in the order added
 }
 
 var (
@@ -35,7 +38,8 @@ var (
 
 // New returns an empty Store.
 func New() *Store {
-	return &Store{numbers: map[string]int64{}, tickets: map[string]map[string]support.Ticket{}}
+	return &Store{numbers: map[string]int64{}, tickets: map[string]map[string]support.Ticket{},
+		comments: map[string][]support.Comment{}}
 }
 
 // InTx implements support.Transactor by running fn directly: memory has
@@ -115,16 +119,105 @@ func (s *Store) UpdateTicket(_ context.Context, tenantID, id string, update func
 		return support.Ticket{}, err
 	}
 	t.ID, t.Number, t.Requester, t.CreatedAt = old.ID, old.Number, old.Requester, old.CreatedAt
+	t.SLABreached = old.SLABreached
 	s.tickets[tenantID][id] = clone(t)
 	return clone(t), nil
+}
+
+// CreateComment implements support.Store.
+func (s *Store) CreateComment(_ context.Context, tenantID string, c support.Comment) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tickets[tenantID][c.TicketID]; !ok {
+		return support.ErrNotFound
+	}
+	for _, old := range s.comments[tenantID] {
+		if old.ID == c.ID {
+			return fmt.Errorf("comment %s: %w", c.ID, support.ErrConflict)
+		}
+	}
+	s.comments[tenantID] = append(s.comments[tenantID], c)
+	return nil
+}
+
+// Comments implements support.Store.
+func (s *Store) Comments(_ context.Context, tenantID, ticketID string, f support.CommentFilter) ([]support.Comment, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []support.Comment
+	for _, c := range s.comments[tenantID] {
+		if c.TicketID == ticketID && (f.After == "" || c.ID > f.After) {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b support.Comment) int { return cmp.Compare(a.ID, b.ID) })
+	limit := max(f.Limit, 1)
+	if len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}
+
+// SLAOverdue implements support.Store.
+func (s *Store) SLAOverdue(_ context.Context, now time.Time, after string, limit int) ([]support.TicketRef, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []support.TicketRef
+	for tenantID, ts := range s.tickets {
+		for _, t := range ts {
+			if overdue(t, now) && (after == "" || t.ID > after) {
+				out = append(out, support.TicketRef{TenantID: tenantID, ID: t.ID})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b support.TicketRef) int { return cmp.Compare(a.ID, b.ID) })
+	return out[:min(len(out), max(limit, 1))], nil
+}
+
+// BreachSLA implements support.Store.
+func (s *Store) BreachSLA(_ context.Context, tenantID, id string, now time.Time) (support.Ticket, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tickets[tenantID][id]
+	if !ok || !overdue(t, now) {
+		return support.Ticket{}, false, nil
+	}
+	breached := true
+	t.SLABreached = &breached
+	s.tickets[tenantID][id] = t
+	return clone(t), true, nil
+}
+
+// overdue is the condition of support.Store.SLAOverdue.
+func overdue(t support.Ticket, now time.Time) bool {
+	if t.SLABreached == nil || *t.SLABreached || t.Status == support.StatusSolved || t.Status == support.StatusClosed {
+		return false
+	}
+	return (t.FirstRespondedAt == nil && t.FirstResponseDueAt != nil && !t.FirstResponseDueAt.After(now)) ||
+		(t.ResolutionDueAt != nil && !t.ResolutionDueAt.After(now))
 }
 
 // clone copies t so that no caller shares the store's slices or pointers.
 func clone(t support.Ticket) support.Ticket {
 	t.Tags = append([]string{}, t.Tags...)
-	if t.AssigneeID != nil {
-		a := *t.AssigneeID
-		t.AssigneeID = &a
+	t.AssigneeID = copyPtr(t.AssigneeID)
+	t.FirstResponseDueAt = copyPtr(t.FirstResponseDueAt)
+	t.ResolutionDueAt = copyPtr(t.ResolutionDueAt)
+	t.FirstRespondedAt = copyPtr(t.FirstRespondedAt)
+	t.SLABreached = copyPtr(t.SLABreached)
+	if t.Satisfaction != nil {
+		sat := *t.Satisfaction
+		sat.Comment = copyPtr(sat.Comment)
+		t.Satisfaction = &sat
 	}
 	return t
+}
+
+// copyPtr returns a pointer to a copy of *p, nil for nil.
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

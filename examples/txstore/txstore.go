@@ -12,7 +12,7 @@
 // allowance is not spent. The host wires it in place of the default store:
 //
 //	app, _ := tenantkit.New(db, catalog.Default())
-//	app.Support = support.NewService(txstore.New(db), app.Tenancy, tenantkit.NewTransactor(db))
+//	app.Support = support.NewService(txstore.New(db), app.Tenancy.Entitlements, app.Tenancy.Notifications, tenantkit.NewTransactor(db))
 //	api, _ := httpapi.New(ctx, app.HTTPConfig())
 package txstore
 

@@ -43,7 +43,7 @@ func eachEnv(t *testing.T, fn func(t *testing.T, e *env)) {
 			t.Fatal(err)
 		}
 		e := &env{app: app, store: txstore.New(db), tx: tenantkit.NewTransactor(db)}
-		app.Support = support.NewService(e.store, app.Tenancy.Entitlements, e.tx)
+		app.Support = support.NewService(e.store, app.Tenancy.Entitlements, app.Tenancy.Notifications, e.tx)
 		tn, err := app.Tenancy.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
 		if err != nil {
 			t.Fatal(err)

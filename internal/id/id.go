@@ -16,6 +16,7 @@ const (
 	APIKey        = "key"
 	Invoice       = "inv"
 	Ticket        = "tkt"
+	Comment       = "cmt"
 	Contract      = "ccr"
 	Notification  = "ntf"
 	WebhookEvent  = "whe"

@@ -51,10 +51,14 @@ func (s *Store) CreateTicket(ctx context.Context, tenantID string, t support.Tic
 	a := database.NewArgs(s.db)
 	q := s.conn(ctx).NewRaw(
 		`INSERT INTO tickets (tenant_id, id, number, subject, description, status, priority,
-		 requester_id, requester_email, requester_name, assignee_id, tags, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		 requester_id, requester_email, requester_name, assignee_id, tags, created_at, updated_at,
+		 first_response_due_at, resolution_due_at, first_responded_at, sla_breached,
+		 satisfaction_score, satisfaction_comment, satisfaction_rated_by, satisfaction_rated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.AddAll(r.TenantID, r.ID, r.Number, r.Subject, r.Description, r.Status, r.Priority,
-			r.RequesterID, r.RequesterEmail, r.RequesterName, r.AssigneeID, r.Tags, r.CreatedAt, r.UpdatedAt)...)
+			r.RequesterID, r.RequesterEmail, r.RequesterName, r.AssigneeID, r.Tags, r.CreatedAt, r.UpdatedAt,
+			r.FirstResponseDueAt, r.ResolutionDueAt, r.FirstRespondedAt, r.SLABreached,
+			r.SatisfactionScore, r.SatisfactionComment, r.SatisfactionRatedBy, r.SatisfactionRatedAt)...)
 	_, err = database.Exec(ctx, s.db, q, a)
 	return translate(err)
 }
@@ -99,8 +103,9 @@ func (s *Store) ListTickets(ctx context.Context, tenantID string, f support.List
 
 // UpdateTicket implements support.Store. It runs in its own transaction (a
 // savepoint inside the caller's): on Postgres SELECT … FOR UPDATE locks the
-// row; on SQLite the transaction takes the database's write lock when it
-// begins (see database.Open), which serialises it just the same.
+// row until the outermost transaction ends; on SQLite the transaction
+// takes the database's write lock when it begins (see database.Open),
+// which serialises it just the same.
 func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update func(*support.Ticket) error) (support.Ticket, error) {
 	var out support.Ticket
 	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
@@ -131,6 +136,13 @@ func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update fu
 			Set("status = ?", a.Add(next.Status)).Set("priority = ?", a.Add(next.Priority)).
 			Set("assignee_id = ?", a.Add(next.AssigneeID)).Set("tags = ?", a.Add(next.Tags)).
 			Set("updated_at = ?", a.Add(next.UpdatedAt)).
+			Set("first_response_due_at = ?", a.Add(next.FirstResponseDueAt)).
+			Set("resolution_due_at = ?", a.Add(next.ResolutionDueAt)).
+			Set("first_responded_at = ?", a.Add(next.FirstRespondedAt)).
+			Set("satisfaction_score = ?", a.Add(next.SatisfactionScore)).
+			Set("satisfaction_comment = ?", a.Add(next.SatisfactionComment)).
+			Set("satisfaction_rated_by = ?", a.Add(next.SatisfactionRatedBy)).
+			Set("satisfaction_rated_at = ?", a.Add(next.SatisfactionRatedAt)).
 			Where("id = ?", a.Add(id))
 		if _, err := database.Exec(ctx, s.db, u, a); err != nil {
 			return translate(err)

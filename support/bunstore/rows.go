@@ -28,6 +28,15 @@ type ticketRow struct {
 	Tags           string    `bun:"tags"`
 	CreatedAt      time.Time `bun:"created_at"`
 	UpdatedAt      time.Time `bun:"updated_at"`
+
+	FirstResponseDueAt  *time.Time `bun:"first_response_due_at"`
+	ResolutionDueAt     *time.Time `bun:"resolution_due_at"`
+	FirstRespondedAt    *time.Time `bun:"first_responded_at"`
+	SLABreached         *bool      `bun:"sla_breached"`
+	SatisfactionScore   *int       `bun:"satisfaction_score"`
+	SatisfactionComment *string    `bun:"satisfaction_comment"`
+	SatisfactionRatedBy *string    `bun:"satisfaction_rated_by"`
+	SatisfactionRatedAt *time.Time `bun:"satisfaction_rated_at"`
 }
 
 func newTicketRow(tenantID string, t support.Ticket) (ticketRow, error) {
@@ -39,7 +48,7 @@ func newTicketRow(tenantID string, t support.Ticket) (ticketRow, error) {
 	if err != nil {
 		return ticketRow{}, fmt.Errorf("encode tags: %w", err)
 	}
-	return ticketRow{
+	r := ticketRow{
 		TenantID:       tenantID,
 		ID:             t.ID,
 		Number:         t.Number,
@@ -54,7 +63,17 @@ func newTicketRow(tenantID string, t support.Ticket) (ticketRow, error) {
 		Tags:           string(rawTags),
 		CreatedAt:      t.CreatedAt.UTC(),
 		UpdatedAt:      t.UpdatedAt.UTC(),
-	}, nil
+
+		FirstResponseDueAt: utc(t.FirstResponseDueAt),
+		ResolutionDueAt:    utc(t.ResolutionDueAt),
+		FirstRespondedAt:   utc(t.FirstRespondedAt),
+		SLABreached:        copyPtr(t.SLABreached),
+	}
+	if sat := t.Satisfaction; sat != nil {
+		r.SatisfactionScore, r.SatisfactionComment = copyPtr(&sat.Score), copyPtr(sat.Comment)
+		r.SatisfactionRatedBy, r.SatisfactionRatedAt = copyPtr(&sat.RatedBy), utc(&sat.RatedAt)
+	}
+	return r, nil
 }
 
 func (r ticketRow) ticket() (support.Ticket, error) {
@@ -67,7 +86,7 @@ func (r ticketRow) ticket() (support.Ticket, error) {
 	if tags == nil { // the column held JSON null
 		tags = []string{}
 	}
-	return support.Ticket{
+	t := support.Ticket{
 		ID:          r.ID,
 		Number:      r.Number,
 		Subject:     r.Subject,
@@ -79,6 +98,61 @@ func (r ticketRow) ticket() (support.Ticket, error) {
 		Tags:        tags,
 		CreatedAt:   r.CreatedAt.UTC(),
 		UpdatedAt:   r.UpdatedAt.UTC(),
+
+		FirstResponseDueAt: utc(r.FirstResponseDueAt),
+		ResolutionDueAt:    utc(r.ResolutionDueAt),
+		FirstRespondedAt:   utc(r.FirstRespondedAt),
+		SLABreached:        copyPtr(r.SLABreached),
+	}
+	if r.SatisfactionScore != nil && r.SatisfactionRatedAt != nil {
+		sat := &support.Satisfaction{Score: *r.SatisfactionScore, Comment: copyPtr(r.SatisfactionComment), RatedAt: r.SatisfactionRatedAt.UTC()}
+		if r.SatisfactionRatedBy != nil {
+			sat.RatedBy = *r.SatisfactionRatedBy
+		}
+		t.Satisfaction = sat
+	}
+	return t, nil
+}
+
+// utc returns a copy of *t in UTC, nil for nil.
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// copyPtr returns a pointer to a copy of *p, nil for nil, so that a row
+// and the ticket made from it share nothing.
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// commentRow is a row of the ticket_comments table.
+type commentRow struct {
+	bun.BaseModel `bun:"table:ticket_comments"`
+	TenantID      string    `bun:"tenant_id,pk"`
+	ID            string    `bun:"id,pk"`
+	TicketID      string    `bun:"ticket_id"`
+	AuthorType    string    `bun:"author_type"`
+	AuthorID      string    `bun:"author_id"`
+	AuthorName    string    `bun:"author_name"`
+	Body          string    `bun:"body"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+func (r commentRow) comment() (support.Comment, error) {
+	return support.Comment{
+		ID:        r.ID,
+		TicketID:  r.TicketID,
+		Author:    support.Author{Type: support.AuthorType(r.AuthorType), ID: r.AuthorID, Name: r.AuthorName},
+		Body:      r.Body,
+		CreatedAt: r.CreatedAt.UTC(),
 	}, nil
 }
 
@@ -87,5 +161,6 @@ func (r ticketRow) ticket() (support.Ticket, error) {
 func (r ticketRow) withImmutable(old ticketRow) ticketRow {
 	r.ID, r.Number, r.CreatedAt = old.ID, old.Number, old.CreatedAt
 	r.RequesterID, r.RequesterEmail, r.RequesterName = old.RequesterID, old.RequesterEmail, old.RequesterName
+	r.SLABreached = old.SLABreached
 	return r
 }

@@ -54,7 +54,19 @@ func Run(t *testing.T, h Harness) {
 		{"UpdateError", testUpdateError},
 		{"UpdateMissing", testUpdateMissing},
 		{"UpdateConcurrent", testUpdateConcurrent},
+		{"LifecycleFields", testLifecycleFields},
+		{"UpdateLifecycleFields", testUpdateLifecycleFields},
+		{"CommentsCreateAndList", testComments},
+		{"CommentsPages", testCommentsPages},
+		{"CommentMissingTicket", testCommentMissingTicket},
+		{"CommentDuplicate", testCommentDuplicate},
+		{"SLAOverdue", testSLAOverdue},
+		{"SLAOverduePages", testSLAOverduePages},
+		{"BreachSLA", testBreachSLA},
+		{"BreachSLAConcurrent", testBreachSLAConcurrent},
 		{"Isolation", testIsolation},
+		{"IsolationComments", testIsolationComments},
+		{"IsolationSLA", testIsolationSLA},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -144,11 +156,43 @@ func checkTicket(tb testing.TB, what string, got, want support.Ticket) {
 		}
 	}
 	got.CreatedAt, got.UpdatedAt = want.CreatedAt, want.UpdatedAt
+	for _, ts := range []struct {
+		name      string
+		got, want **time.Time
+	}{
+		{"FirstResponseDueAt", &got.FirstResponseDueAt, &want.FirstResponseDueAt},
+		{"ResolutionDueAt", &got.ResolutionDueAt, &want.ResolutionDueAt},
+		{"FirstRespondedAt", &got.FirstRespondedAt, &want.FirstRespondedAt},
+	} {
+		checkTimePtr(tb, what+": "+ts.name, *ts.got, *ts.want)
+		*ts.got = *ts.want
+	}
+	if got.Satisfaction != nil && want.Satisfaction != nil {
+		checkTimePtr(tb, what+": Satisfaction.RatedAt", &got.Satisfaction.RatedAt, &want.Satisfaction.RatedAt)
+		sat := *got.Satisfaction
+		sat.RatedAt = want.Satisfaction.RatedAt
+		got.Satisfaction = &sat
+	}
 	if len(got.Tags) == 0 && len(want.Tags) == 0 {
 		got.Tags, want.Tags = nil, nil
 	}
 	if !reflect.DeepEqual(got, want) {
 		tb.Errorf("%s:\n got %+v\nwant %+v", what, got, want)
+	}
+}
+
+// checkTimePtr fails unless got and want are both nil, or both set to the
+// same instant with got in UTC.
+func checkTimePtr(tb testing.TB, what string, got, want *time.Time) {
+	tb.Helper()
+	switch {
+	case got == nil && want == nil:
+	case got == nil || want == nil:
+		tb.Errorf("%s = %v, want %v", what, got, want)
+	case !got.Equal(*want):
+		tb.Errorf("%s = %v, want %v", what, *got, *want)
+	case got.Location() != time.UTC:
+		tb.Errorf("%s in %v, want UTC", what, got.Location())
 	}
 }
 

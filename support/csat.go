@@ -1,0 +1,108 @@
+package support
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/field"
+)
+
+// Bounds of a satisfaction rating.
+const (
+	MinScore = 1
+	MaxScore = 5
+	// MaxRatingCommentLen is the longest rating comment, in characters.
+	MaxRatingCommentLen = 2000
+)
+
+// Satisfaction is how the tenant rated the answer to a ticket (module
+// support.csat).
+type Satisfaction struct {
+	// Score is from MinScore (very dissatisfied) to MaxScore (very
+	// satisfied).
+	Score int `json:"score"`
+	// Comment is what the rater added; nil when nothing.
+	Comment *string `json:"comment"`
+	// RatedBy is the id of the user who rated.
+	RatedBy string    `json:"rated_by"`
+	RatedAt time.Time `json:"rated_at"`
+}
+
+// RatingInput is the body of POST /api/tickets/{id}/satisfaction.
+type RatingInput struct {
+	// Score is MinScore..MaxScore; 0 (absent) is refused.
+	Score int `json:"score"`
+	// Comment is optional, up to MaxRatingCommentLen characters; blank
+	// counts as none.
+	Comment *string `json:"comment,omitempty"`
+}
+
+// Rater is who rates a ticket: a member of the tenant and their role in it.
+type Rater struct {
+	UserID string
+	Role   tenancy.Role
+}
+
+// mayRateAny reports whether a member with role r may rate a ticket that
+// another member opened: owners and admins speak for the tenant.
+func mayRateAny(r tenancy.Role) bool { return r == tenancy.RoleOwner || r == tenancy.RoleAdmin }
+
+// Rate records the tenant's satisfaction with the answer to its ticket:
+// once per ticket, while the ticket is solved. The ticket's requester may
+// rate it, and so may an owner or admin of the tenant; anyone else gets
+// ErrForbidden. Modules support.tickets and support.csat must both be on
+// (an error wrapping tenancy.ErrModuleDisabled). ErrConflict (with the
+// current status) unless the ticket is solved, or when it is rated
+// already, also when two ratings race: exactly one wins. An
+// *InvalidError (fields "score", "comment") for bad input, ErrNotFound
+// when the tenant has no such ticket. A rating stays with the ticket if it
+// is reopened later.
+func (s *Service) Rate(ctx context.Context, tenantID, ticketID string, by Rater, in RatingInput) (Satisfaction, error) {
+	for _, m := range []string{catalog.ModuleTickets, catalog.ModuleCSAT} {
+		if err := s.ent.RequireModule(ctx, tenantID, m); err != nil {
+			return Satisfaction{}, fmt.Errorf("support: rate ticket %s: %w", ticketID, err)
+		}
+	}
+	errs := field.Errors{}
+	if in.Score < MinScore || in.Score > MaxScore {
+		errs.OutOfRange("score", MinScore, MaxScore)
+	}
+	var comment *string
+	if in.Comment != nil && strings.TrimSpace(*in.Comment) != "" {
+		checkText(errs, "comment", *in.Comment, MaxRatingCommentLen, true)
+		c := *in.Comment
+		comment = &c
+	}
+	if err := errs.Err(); err != nil {
+		return Satisfaction{}, fmt.Errorf("support: rate ticket %s: %w", ticketID, err)
+	}
+	if !id.Valid(id.Ticket, ticketID) {
+		return Satisfaction{}, fmt.Errorf("support: rate ticket %q: %w", ticketID, ErrNotFound)
+	}
+	var out Satisfaction
+	_, err := s.store.UpdateTicket(ctx, tenantID, ticketID, func(t *Ticket) error {
+		if t.Requester.ID != by.UserID && !mayRateAny(by.Role) {
+			return ErrForbidden
+		}
+		if t.Satisfaction != nil {
+			return statusConflict(t.Status, "ticket is rated already; a ticket takes one rating")
+		}
+		if t.Status != StatusSolved {
+			return statusConflict(t.Status, "only a solved ticket can be rated; this one is %s", t.Status)
+		}
+		now := s.clock()
+		out = Satisfaction{Score: in.Score, Comment: comment, RatedBy: by.UserID, RatedAt: now}
+		t.Satisfaction = &out
+		t.UpdatedAt = now
+		return nil
+	})
+	if err != nil {
+		return Satisfaction{}, fmt.Errorf("support: rate ticket %s: %w", ticketID, err)
+	}
+	return out, nil
+}
