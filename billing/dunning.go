@@ -119,14 +119,20 @@ type InvoiceKey struct {
 // use and run on the transaction carried by ctx when there is one.
 // billingtest.RunDunning checks all of it.
 type DunningStore interface {
-	// DueForCollection returns up to limit (≥ 1) open invoices, of every
-	// tenant, ordered by (TenantID, ID) and after the position after (the
+	// DueForCollection returns up to limit (≥ 1) open invoices not marked
+	// by EndCollection, of every tenant, ordered by (TenantID, ID) and
+	// after the position after (the
 	// zero InvoiceKey starts at the beginning), for which at least one of
 	// due is due: the invoice's due date is set and before the step's
 	// DueBefore, and the step is not recorded for it. Like InvoiceTenant it
 	// is not confined to a tenant: the scheduler works for all of them. No
 	// error but a storage fault.
 	DueForCollection(ctx context.Context, due []DueStep, after InvoiceKey, limit int) ([]Invoice, error)
+	// EndCollection marks the tenant's invoice as through the schedule, on
+	// the transaction in ctx: DueForCollection never returns it again, so
+	// that invoices left open for good cost the scan nothing. ErrNotFound
+	// when the tenant has no such invoice.
+	EndCollection(ctx context.Context, tenantID, invoiceID string) error
 	// RecordStep records step for the tenant's invoice unless that step is
 	// recorded for it already, and reports whether it did. Check and write
 	// are one atomic statement on the transaction in ctx, so that of
@@ -275,10 +281,15 @@ func (d *Dunning) take(ctx context.Context, tenantID, invoiceID string, st Step,
 			return err
 		}
 		outcome = result
-		if result == StepSkipped {
-			return nil
+		if result == StepDone {
+			if err := d.act(ctx, inv, st, now); err != nil {
+				return err
+			}
 		}
-		return d.act(ctx, inv, st, now)
+		if schedule := Schedule(); st.Name == schedule[len(schedule)-1].Name {
+			return d.store.EndCollection(ctx, tenantID, invoiceID)
+		}
+		return nil
 	})
 	if err != nil {
 		return "", false, err

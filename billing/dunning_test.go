@@ -11,6 +11,7 @@ import (
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -19,7 +20,8 @@ import (
 // collectEnv is the collection schedule wired as the server wires it, on
 // a fresh database, with a clock the test sets: Run is given the time.
 type collectEnv struct {
-	app *tenantkit.App
+	app   *tenantkit.App
+	store *bunstore.Store
 	// due is the due date of the test's invoices, three days from now so
 	// that Create (on the real clock) finds them not yet overdue; from is
 	// when they become overdue.
@@ -29,13 +31,13 @@ type collectEnv struct {
 
 // eachCollect runs fn on SQLite and Postgres.
 func eachCollect(t *testing.T, fn func(t *testing.T, e collectEnv)) {
-	dbtest.EachApp(t, func(t *testing.T, _ *bun.DB, app *tenantkit.App) {
+	dbtest.EachApp(t, func(t *testing.T, db *bun.DB, app *tenantkit.App) {
 		due := time.Now().UTC().AddDate(0, 0, 3).Format(billing.DateLayout)
 		from, ok := billing.OverdueFrom(due)
 		if !ok {
 			t.Fatalf("OverdueFrom(%q) not ok", due)
 		}
-		fn(t, collectEnv{app: app, due: due, from: from})
+		fn(t, collectEnv{app: app, store: bunstore.New(db), due: due, from: from})
 	})
 }
 
@@ -207,6 +209,16 @@ func TestDunningOverdue(t *testing.T) {
 				if got[k] != v {
 					t.Errorf("step %s: %s, want %s", k, got[k], v)
 				}
+			}
+		}
+		// Through the schedule, the invoice stays open but leaves the scan.
+		scan, err := e.store.DueForCollection(ctx, []billing.DueStep{{Step: "any", DueBefore: "9999-12-31"}}, billing.InvoiceKey{}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range scan {
+			if s.ID == inv.ID {
+				t.Error("the scan still visits an invoice through the schedule")
 			}
 		}
 		for _, other := range []billing.Invoice{noDue, draft, paid} {
@@ -435,7 +447,9 @@ func TestMarkUncollectibleReason(t *testing.T) {
 		want    billing.UncollectibleReason
 		wantErr error
 	}{
-		{"Manual", func(svc *billing.Service, id string) (billing.Invoice, error) { return svc.MarkUncollectible(ctx, tenantA, id) },
+		{"Manual", func(svc *billing.Service, id string) (billing.Invoice, error) {
+			return svc.MarkUncollectible(ctx, tenantA, id)
+		},
 			billing.ReasonManual, nil},
 		{"Dunning", func(svc *billing.Service, id string) (billing.Invoice, error) {
 			return svc.MarkUncollectibleFor(ctx, tenantA, id, billing.ReasonDunning)

@@ -189,7 +189,7 @@ func testDueForCollection(t *testing.T, s DunningStores) {
 	}
 	tests := []struct {
 		name   string
-		record []billing.Invoice // record the step named next for these first
+		record []billing.Invoice // record step for these first ("": end their collection)
 		step   string
 		want   []string
 	}{
@@ -198,10 +198,17 @@ func testDueForCollection(t *testing.T, s DunningStores) {
 		{"EveryDueStepTaken", []billing.Invoice{a1}, billing.StepReminder7, sortedKeys(a2, b1)},
 		{"StepNotDueYetIsNoReason", []billing.Invoice{a2}, billing.StepOverdue, sortedKeys(b1)},
 		{"LaterStepsDoNotCount", []billing.Invoice{b1}, billing.StepDunning, sortedKeys(b1)},
+		{"CollectionEnded", []billing.Invoice{b1}, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, inv := range tt.record {
+				if tt.step == "" {
+					if err := s.EndCollection(context.Background(), inv.TenantID, inv.ID); err != nil {
+						t.Fatalf("EndCollection: %v", err)
+					}
+					continue
+				}
 				mustRecord(t, s, inv.TenantID, inv.ID, tt.step, true)
 			}
 			if got := dueIDs(t, s, due, billing.InvoiceKey{}, 100); !slices.Equal(got, tt.want) {
@@ -211,6 +218,9 @@ func testDueForCollection(t *testing.T, s DunningStores) {
 	}
 	if got := dueIDs(t, s, nil, billing.InvoiceKey{}, 100); len(got) != 0 {
 		t.Errorf("DueForCollection without steps = %v, want none", got)
+	}
+	if err := s.EndCollection(context.Background(), TenantB, a1.ID); !errors.Is(err, billing.ErrNotFound) {
+		t.Errorf("EndCollection of another tenant's invoice: got %v, want ErrNotFound", err)
 	}
 }
 

@@ -35,7 +35,9 @@ func (s *Store) DueForCollection(ctx context.Context, due []billing.DueStep, aft
 	}
 	rows := make([]invoiceRow, 0, limit)
 	q := s.conn(ctx).NewSelect().Model(&rows).
-		Where("status = ?", a.Add(string(billing.StatusOpen))).
+		// Literals, not bound values: they are what lets Postgres use the
+		// partial index whatever plan it caches.
+		Where("status = 'open'").Where("NOT collection_done").
 		Where("due_date IS NOT NULL").Where("due_date < ?", a.Add(latest))
 	if after != (billing.InvoiceKey{}) {
 		q = q.Where("(tenant_id > ? OR (tenant_id = ? AND id > ?))", a.AddAll(after.TenantID, after.TenantID, after.ID)...)
@@ -61,6 +63,15 @@ func (s *Store) DueForCollection(ctx context.Context, due []billing.DueStep, aft
 		out[i] = inv
 	}
 	return out, nil
+}
+
+// EndCollection implements billing.DunningStore.
+func (s *Store) EndCollection(ctx context.Context, tenantID, invoiceID string) error {
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*invoiceRow)(nil)), a.Add(tenantID)).
+		Set("collection_done = TRUE").Where("id = ?", a.Add(invoiceID))
+	res, err := database.Exec(ctx, s.db, q, a)
+	return affected(res, err)
 }
 
 // RecordStep implements billing.DunningStore. ON CONFLICT DO NOTHING,

@@ -32,5 +32,14 @@ CREATE TABLE invoice_collection_steps (
 
 --bun:split
 
--- The scheduler's scan: open invoices by due date, across tenants.
-CREATE INDEX invoices_open_due_date_idx ON invoices (due_date, tenant_id, id) WHERE status = 'open';
+-- collection_done: the invoice went through the whole collection schedule
+-- (its last step is recorded), so the scheduler's scan no longer visits
+-- it, however long it stays open.
+ALTER TABLE invoices ADD COLUMN collection_done BOOLEAN NOT NULL DEFAULT FALSE;
+
+--bun:split
+
+-- The scheduler's scan: open invoices still in the schedule, by due date,
+-- across tenants.
+CREATE INDEX invoices_collecting_due_date_idx ON invoices (due_date, tenant_id, id)
+    WHERE status = 'open' AND NOT collection_done;
