@@ -30,12 +30,13 @@ import (
 // one Transactor, so that work spanning domains (a payment and its
 // notification, a create and its Idempotency-Key) commits or rolls back as
 // one. Build it with New; use the services directly, or serve them over
-// HTTP with httpapi.New(ctx, app.HTTPConfig()).
+// HTTP with httpapi.New(ctx, app.HTTPConfig()), and run its Scheduler.
 //
 // A host may replace a service after New, for instance Support with one on
 // a store of its own (examples/txstore); HTTPConfig serves what the fields
 // hold when it is called. The other services keep what New gave them:
-// Webhooks applies payments with the Billing that New built.
+// Webhooks applies payments, and Dunning writes invoices off, with the
+// Billing that New built, and the Scheduler runs the Dunning New built.
 type App struct {
 	// Catalog holds the plans and modules the tenants' contracts are on.
 	Catalog *catalog.Catalog
@@ -48,10 +49,19 @@ type App struct {
 	// Billing keeps the tenants' invoices to their customers, with the
 	// payments and refunds applied to them.
 	Billing *billing.Service
+	// Dunning takes open invoices past their due date through the
+	// collection schedule: overdue, reminders, write-off. Scheduler runs it.
+	Dunning *billing.Dunning
 	// Support keeps the tenants' tickets.
 	Support *support.Service
 	// Webhooks records and applies the payment provider's events.
 	Webhooks *webhook.Service
+	// Scheduler runs the periodic work of every domain — contract changes
+	// due, the collection schedule, expired Idempotency-Keys — at the time
+	// it is given (Tick) or on a timer (Run). Run it on every replica:
+	// each item is claimed by a database constraint, so it happens once.
+	// Add a job of your own with Scheduler.Add.
+	Scheduler *Scheduler
 
 	db          *bun.DB
 	idempotency *idempotency.Store
@@ -66,17 +76,22 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 	tx := NewTransactor(db)
 	tenants := tenancystore.New(db)
 	ten := tenancy.New(tenants.Stores(), tx, cat)
-	bil := billing.NewService(billingstore.New(db), ten.Entitlements, tx)
-	return &App{
+	invoices := billingstore.New(db)
+	bil := billing.NewService(invoices, ten.Entitlements, tx)
+	a := &App{
 		Catalog:     cat,
 		Tenancy:     ten,
 		Contracts:   contract.NewService(tenants, ten.Entitlements, ten.Notifications, tx, cat),
 		Billing:     bil,
+		Dunning:     billing.NewDunning(bil, invoices, ten.Notifications),
 		Support:     support.NewService(supportstore.New(db), ten.Entitlements, ten.Notifications, tx),
 		Webhooks:    webhook.NewService(webhookstore.New(db), bil, ten.Notifications, tx),
+		Scheduler:   NewScheduler(),
 		db:          db,
 		idempotency: idempotency.New(db),
-	}, nil
+	}
+	a.schedule()
+	return a, nil
 }
 
 // HTTPConfig returns an httpapi.Config serving a's services: every
@@ -120,7 +135,7 @@ func (a *App) Ready(ctx context.Context) error {
 
 // PurgeIdempotencyKeys deletes the Idempotency-Keys older than
 // httpapi.IdempotencyTTL, which can no longer be replayed, and returns how
-// many it deleted. Call it now and then (cmd/server does, hourly).
+// many it deleted. The Scheduler does it at every tick (JobIdempotencyPurge).
 func (a *App) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
 	return a.idempotency.Purge(ctx, time.Now().Add(-httpapi.IdempotencyTTL))
 }

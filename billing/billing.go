@@ -92,6 +92,17 @@ type Invoice struct {
 	FinalizedAt *time.Time        `json:"finalized_at"`
 	PaidAt      *time.Time        `json:"paid_at"`
 
+	// Overdue is true while the invoice is open and its due date has
+	// passed: from 00:00 UTC on the day after DueDate (OverdueFrom). The
+	// collection schedule sets it when the invoice becomes overdue (see
+	// Dunning), and every change of the invoice recomputes it, so it turns
+	// false once the invoice is paid, void or uncollectible.
+	Overdue bool `json:"overdue"`
+	// UncollectibleReason says who wrote an uncollectible invoice off:
+	// ReasonManual (the tenant) or ReasonDunning (the dunning schedule).
+	// "" (omitted) in every other status.
+	UncollectibleReason UncollectibleReason `json:"uncollectible_reason,omitempty"`
+
 	// Received is the gross sum of every payment applied. It is kept apart
 	// from Refunded so that the outcome does not depend on the order in
 	// which a provider's events arrive (see Service.ApplyRefund).

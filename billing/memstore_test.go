@@ -99,6 +99,7 @@ func (m *memStore) UpdateInvoice(_ context.Context, inv billing.Invoice) error {
 	cur.Status, cur.AmountPaid, cur.AmountDue = inv.Status, inv.AmountPaid, inv.AmountDue
 	cur.Received, cur.Refunded = inv.Received, inv.Refunded
 	cur.FinalizedAt, cur.PaidAt = inv.FinalizedAt, inv.PaidAt
+	cur.Overdue, cur.UncollectibleReason = inv.Overdue, inv.UncollectibleReason
 	m.invoices[inv.ID] = clone(cur)
 	return nil
 }
@@ -147,6 +148,7 @@ func (m *memStore) UpdateInvoiceByID(_ context.Context, id string, change func(*
 	cur.Status, cur.AmountPaid, cur.AmountDue = inv.Status, inv.AmountPaid, inv.AmountDue
 	cur.Received, cur.Refunded = inv.Received, inv.Refunded
 	cur.FinalizedAt, cur.PaidAt = inv.FinalizedAt, inv.PaidAt
+	cur.Overdue, cur.UncollectibleReason = inv.Overdue, inv.UncollectibleReason
 	m.invoices[id] = clone(cur)
 	return clone(cur), nil
 }

@@ -205,12 +205,13 @@ func (s *Service) Void(ctx context.Context, tenantID, invoiceID string) (Invoice
 	return s.transition(ctx, tenantID, invoiceID, "void", StatusOpen, StatusVoid)
 }
 
-// MarkUncollectible writes an open invoice off as a bad debt; amount_due
-// still shows what was not paid. *TransitionError (ErrConflict) unless the
+// MarkUncollectible writes an open invoice off as a bad debt, with
+// uncollectible_reason "manual" (MarkUncollectibleFor); amount_due still
+// shows what was not paid. *TransitionError (ErrConflict) unless the
 // invoice is open; ErrNotFound; an error wrapping
 // tenancy.ErrModuleDisabled when the module is off.
 func (s *Service) MarkUncollectible(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
-	return s.transition(ctx, tenantID, invoiceID, "mark uncollectible", StatusOpen, StatusUncollectible)
+	return s.MarkUncollectibleFor(ctx, tenantID, invoiceID, ReasonManual)
 }
 
 // transition applies one of the tenant's own status changes, from → to,

@@ -28,8 +28,9 @@ type Store interface {
 	// serialises writers anyway). ErrNotFound as Invoice.
 	InvoiceForUpdate(ctx context.Context, tenantID, id string) (Invoice, error)
 	// UpdateInvoice writes what operations change — status, AmountPaid,
-	// AmountDue, Received, Refunded, FinalizedAt, PaidAt — of the tenant's
-	// invoice inv.ID. ErrNotFound when the tenant has no such invoice.
+	// AmountDue, Received, Refunded, FinalizedAt, PaidAt, Overdue,
+	// UncollectibleReason — of the tenant's invoice inv.ID. ErrNotFound
+	// when the tenant has no such invoice.
 	UpdateInvoice(ctx context.Context, inv Invoice) error
 	// ListInvoices returns up to f.Limit (≥ 1) of the tenant's invoices,
 	// newest (highest id) first, with id < f.Before when f.Before is set,

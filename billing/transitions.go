@@ -45,6 +45,7 @@ func acceptsRefunds(s Status) bool { return s != StatusDraft }
 //	amount_due  = max(0, total − amount_paid), and 0 once void
 //	open with nothing due → paid (paid_at = now)
 //	paid with something due → open (paid_at cleared)
+//	overdue = open and past its due date at now
 func (inv *Invoice) settle(now time.Time) {
 	inv.AmountPaid = max(0, inv.Received-inv.Refunded)
 	inv.AmountDue = max(0, inv.Total-inv.AmountPaid)
@@ -59,4 +60,5 @@ func (inv *Invoice) settle(now time.Time) {
 		inv.Status = StatusOpen
 		inv.PaidAt = nil
 	}
+	inv.Overdue = inv.Status == StatusOpen && inv.pastDue(now)
 }

@@ -21,9 +21,11 @@ const (
 const (
 	// ModuleInvoices creates and lists invoices; always on where included.
 	ModuleInvoices = "collections.invoices"
-	// ModuleReminders emails customers before and after an invoice falls due.
+	// ModuleReminders notifies the tenant of unpaid invoices 1, 7 and 14 days
+	// after they become overdue (billing.Schedule).
 	ModuleReminders = "collections.reminders"
-	// ModuleDunning escalates overdue invoices through a collection schedule.
+	// ModuleDunning marks invoices still unpaid 21 days after they became
+	// overdue uncollectible (billing.Schedule).
 	ModuleDunning = "collections.dunning"
 	// ModuleTickets lets the tenant open support tickets with the platform.
 	ModuleTickets = "support.tickets"

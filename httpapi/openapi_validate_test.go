@@ -256,6 +256,8 @@ func TestOpenAPIValidatorCatchesDrift(t *testing.T) {
 			status: 200, respHeader: jsonHeader(), respBody: mustJSON(t, without(invoiceFixture(), "total"))}, true},
 		{"InvoiceAmountWithCents", exchange{method: "GET", target: invoicePath, header: bearer,
 			status: 200, respHeader: jsonHeader(), respBody: mustJSON(t, with(invoiceFixture(), "total", 21.64))}, true},
+		{"InvoiceUnknownUncollectibleReason", exchange{method: "GET", target: invoicePath, header: bearer,
+			status: 200, respHeader: jsonHeader(), respBody: mustJSON(t, with(with(invoiceFixture(), "status", "uncollectible"), "uncollectible_reason", "bored"))}, true},
 		{"OKTicket", exchange{method: "GET", target: ticketPath, header: bearer,
 			status: 200, respHeader: jsonHeader(), respBody: mustJSON(t, ticketFixture())}, false},
 		{"TicketStatusLost", exchange{method: "GET", target: ticketPath, header: bearer,
@@ -395,7 +397,7 @@ func invoiceFixture() map[string]any {
 		"id": "inv_01jd3k5q8r9s0t1v2w3x4y5z6a", "number": "INV-000042", "status": "open",
 		"customer": map[string]any{"name": "Ada", "email": "ada@example.com"}, "currency": "USD",
 		"line_items": []any{map[string]any{"description": "Plan", "quantity": 1, "unit_amount": 1999, "tax_rate_bps": 825, "amount": 1999}},
-		"subtotal":   1999, "tax": 165, "total": 2164, "amount_paid": 0, "amount_due": 2164, "memo": "",
+		"subtotal":   1999, "tax": 165, "total": 2164, "amount_paid": 0, "amount_due": 2164, "overdue": false, "memo": "",
 		"metadata": map[string]any{}, "created_at": "2026-11-21T10:00:00.123456Z", "finalized_at": "2026-11-21T10:00:00Z", "paid_at": nil,
 	}
 }

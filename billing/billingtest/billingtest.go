@@ -139,6 +139,12 @@ func testRoundTrip(t *testing.T, s billing.Store) {
 			inv.Currency = "KWD"
 			inv.Customer.Name = "Zoë O'Brien"
 		}},
+		{"Overdue", func(inv *billing.Invoice) {
+			inv.DueDate, inv.Overdue = "2026-11-01", true
+		}},
+		{"Uncollectible", func(inv *billing.Invoice) {
+			inv.Status, inv.UncollectibleReason = billing.StatusUncollectible, billing.ReasonManual
+		}},
 		{"ManyLines", func(inv *billing.Invoice) {
 			inv.LineItems = nil
 			inv.Subtotal, inv.Tax = 0, 0
@@ -231,6 +237,18 @@ func testUpdate(t *testing.T, s billing.Store) {
 
 	// Back to open, paid_at cleared.
 	want.Status, want.PaidAt, want.AmountPaid, want.AmountDue, want.Refunded = billing.StatusOpen, nil, 100, 4228, 4300
+	if err := s.UpdateInvoice(ctx, want); err != nil {
+		t.Fatalf("UpdateInvoice: %v", err)
+	}
+	assertSame(t, mustGet(t, s, TenantA, orig.ID), want)
+
+	// Overdue, then written off by dunning.
+	want.Overdue = true
+	if err := s.UpdateInvoice(ctx, want); err != nil {
+		t.Fatalf("UpdateInvoice: %v", err)
+	}
+	assertSame(t, mustGet(t, s, TenantA, orig.ID), want)
+	want.Status, want.Overdue, want.UncollectibleReason = billing.StatusUncollectible, false, billing.ReasonDunning
 	if err := s.UpdateInvoice(ctx, want); err != nil {
 		t.Fatalf("UpdateInvoice: %v", err)
 	}

@@ -26,6 +26,7 @@ func testUpdateByID(t *testing.T, s billing.Store) {
 			paid := cur.CreatedAt.Add(time.Hour)
 			cur.Status, cur.PaidAt = billing.StatusPaid, &paid
 			cur.Received, cur.AmountPaid, cur.AmountDue = 5000, 4328, 0
+			cur.Overdue, cur.UncollectibleReason = true, billing.ReasonManual
 			cur.Memo = "not written"
 			cur.TenantID = TenantA // not written either: the invoice stays B's
 			return nil
@@ -37,6 +38,7 @@ func testUpdateByID(t *testing.T, s billing.Store) {
 		paid := inv.CreatedAt.Add(time.Hour)
 		want.Status, want.PaidAt = billing.StatusPaid, &paid
 		want.Received, want.AmountPaid, want.AmountDue = 5000, 4328, 0
+		want.Overdue, want.UncollectibleReason = true, billing.ReasonManual
 		assertSame(t, mustGet(t, s, TenantB, inv.ID), want)
 		assertSame(t, got, want)
 	})

@@ -54,11 +54,11 @@ func (s *Store) CreateInvoice(ctx context.Context, inv billing.Invoice) error {
 	q := s.conn(ctx).NewRaw(
 		`INSERT INTO invoices (tenant_id, id, number, status, customer_name, customer_email, currency,
 		 line_items, subtotal, tax, total, amount_paid, amount_due, received, refunded,
-		 due_date, memo, metadata, created_at, finalized_at, paid_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		 due_date, memo, metadata, created_at, finalized_at, paid_at, overdue, uncollectible_reason)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.AddAll(r.TenantID, r.ID, r.Number, r.Status, r.CustomerName, r.CustomerEmail, r.Currency,
 			r.LineItems, r.Subtotal, r.Tax, r.Total, r.AmountPaid, r.AmountDue, r.Received, r.Refunded,
-			r.DueDate, r.Memo, r.Metadata, r.CreatedAt, r.FinalizedAt, r.PaidAt)...)
+			r.DueDate, r.Memo, r.Metadata, r.CreatedAt, r.FinalizedAt, r.PaidAt, r.Overdue, r.UncollectibleReason)...)
 	_, err = database.Exec(ctx, s.db, q, a)
 	return translate(err)
 }
@@ -95,6 +95,7 @@ func (s *Store) UpdateInvoice(ctx context.Context, inv billing.Invoice) error {
 		Set("amount_paid = ?", a.Add(inv.AmountPaid)).Set("amount_due = ?", a.Add(inv.AmountDue)).
 		Set("received = ?", a.Add(inv.Received)).Set("refunded = ?", a.Add(inv.Refunded)).
 		Set("finalized_at = ?", a.Add(inv.FinalizedAt)).Set("paid_at = ?", a.Add(inv.PaidAt)).
+		Set("overdue = ?", a.Add(inv.Overdue)).Set("uncollectible_reason = ?", a.Add(string(inv.UncollectibleReason))).
 		Where("id = ?", a.Add(inv.ID))
 	res, err := database.Exec(ctx, s.db, q, a)
 	return affected(res, err)
@@ -169,6 +170,7 @@ func (s *Store) UpdateInvoiceByID(ctx context.Context, id string, change func(*b
 		loaded.Status, loaded.AmountPaid, loaded.AmountDue = inv.Status, inv.AmountPaid, inv.AmountDue
 		loaded.Received, loaded.Refunded = inv.Received, inv.Refunded
 		loaded.FinalizedAt, loaded.PaidAt = inv.FinalizedAt, inv.PaidAt
+		loaded.Overdue, loaded.UncollectibleReason = inv.Overdue, inv.UncollectibleReason
 		if err := s.UpdateInvoice(ctx, loaded); err != nil {
 			return err
 		}

@@ -33,6 +33,22 @@ func TestBunStore(t *testing.T) {
 	}, tenancystore.Migrations(), bunstore.Migrations())
 }
 
+func TestBunStoreDunning(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		mustSuiteTenants(t, db)
+		billingtest.RunDunning(t, func(t *testing.T) billingtest.DunningStores {
+			// Deleting the invoices deletes their steps (ON DELETE CASCADE).
+			for _, table := range []string{"invoices", "invoice_sequences"} {
+				if _, err := db.NewDelete().TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
+					t.Fatalf("empty %s: %v", table, err)
+				}
+			}
+			return bunstore.New(db)
+		})
+	}, tenancystore.Migrations(), bunstore.Migrations())
+}
+
 func TestBunStoreUnknownTenant(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		s := bunstore.New(db)

@@ -35,6 +35,10 @@ type invoiceRow struct {
 	CreatedAt     time.Time  `bun:"created_at"`
 	FinalizedAt   *time.Time `bun:"finalized_at"`
 	PaidAt        *time.Time `bun:"paid_at"`
+
+	Overdue bool `bun:"overdue"`
+	// UncollectibleReason is "" unless the invoice is uncollectible.
+	UncollectibleReason string `bun:"uncollectible_reason"`
 }
 
 // lineRow is how a line item is kept in the line_items JSON column; its
@@ -71,6 +75,7 @@ func toRow(inv billing.Invoice) (invoiceRow, error) {
 		AmountPaid: inv.AmountPaid, AmountDue: inv.AmountDue, Received: inv.Received, Refunded: inv.Refunded,
 		Memo: inv.Memo, Metadata: string(metaJSON), CreatedAt: inv.CreatedAt,
 		FinalizedAt: inv.FinalizedAt, PaidAt: inv.PaidAt,
+		Overdue: inv.Overdue, UncollectibleReason: string(inv.UncollectibleReason),
 	}
 	if inv.DueDate != "" {
 		row.DueDate = &inv.DueDate
@@ -97,6 +102,7 @@ func (r invoiceRow) invoice() (billing.Invoice, error) {
 		AmountPaid: r.AmountPaid, AmountDue: r.AmountDue, Received: r.Received, Refunded: r.Refunded,
 		Memo: r.Memo, Metadata: meta, CreatedAt: r.CreatedAt.UTC(),
 		FinalizedAt: utc(r.FinalizedAt), PaidAt: utc(r.PaidAt),
+		Overdue: r.Overdue, UncollectibleReason: billing.UncollectibleReason(r.UncollectibleReason),
 	}
 	for i, l := range lines {
 		inv.LineItems[i] = billing.LineItem(l)

@@ -218,6 +218,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(positional) > 0 {
 		return usageError("serve", "unexpected argument %q", positional[0])
 	}
+	if cfg.SchedulerInterval < 0 {
+		return usageError("serve", "--scheduler-interval %s: want 0 (off) or a positive duration such as 1m", cfg.SchedulerInterval)
+	}
 	applyDemoDefaults(fs, &cfg)
 	a, err := openApp(ctx, cfg, stderr, cfg.Migrate)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // config is the server's configuration, from flags with TENANTKIT_*
@@ -35,6 +36,9 @@ type config struct {
 	// DemoEnv is the file where --demo writes its keys and ids.
 	DemoEnv string
 	JSON    bool
+	// SchedulerInterval is how often the background jobs tick; 0 turns
+	// them off on this process.
+	SchedulerInterval time.Duration
 }
 
 // Defaults for an unconfigured server: SQLite in the working directory,
@@ -47,6 +51,10 @@ const (
 	demoAddr           = "127.0.0.1:8080"
 	defaultDemoEnv     = "tenantkit-demo.env"
 )
+
+// defaultSchedulerInterval is how often the background jobs run unless
+// configured otherwise.
+const defaultSchedulerInterval = time.Minute
 
 // env reads TENANTKIT_<name>, or def.
 func env(name, def string) string {
@@ -95,6 +103,10 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	if err != nil {
 		return fmt.Errorf("TENANTKIT_MIGRATE: %w", err)
 	}
+	interval, err := time.ParseDuration(env("SCHEDULER_INTERVAL", defaultSchedulerInterval.String()))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_SCHEDULER_INTERVAL: %w", err)
+	}
 	fs.StringVar(&c.Addr, "addr", env("ADDR", defaultAddr), "listen address (TENANTKIT_ADDR)")
 	fs.Func("webhook-secret", "payment webhook secret whsec_…; repeat or comma-separate for rotation (TENANTKIT_WEBHOOK_SECRET)", func(s string) error {
 		c.WebhookSecrets = append(c.WebhookSecrets, list(s)...)
@@ -122,6 +134,7 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	}
 	fs.BoolVar(&c.Portal, "portal", portal, "serve the tenant portal at /portal/ (TENANTKIT_PORTAL)")
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
+	fs.DurationVar(&c.SchedulerInterval, "scheduler-interval", interval, "how often the background jobs (contract changes due, invoice reminders and dunning, expired idempotency keys) run on this replica; 0 turns them off (TENANTKIT_SCHEDULER_INTERVAL)")
 	fs.BoolVar(&c.Demo, "demo", false, "seed demo tenants, users, keys and an invoice (once), print how to call the API, and listen on "+demoAddr+" unless --addr or TENANTKIT_ADDR says otherwise")
 	demoEnvFlag(fs, c)
 	return nil

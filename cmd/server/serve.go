@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bunrouter"
 
+	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/httpapi/redislimit"
 )
@@ -27,8 +28,9 @@ type server struct {
 	http *http.Server
 	ln   net.Listener
 	done chan error
-	// stop ends the background jobs.
-	stop context.CancelFunc
+	// stop ends the background jobs; jobsDone is closed once they have.
+	stop     context.CancelFunc
+	jobsDone chan struct{}
 }
 
 // startServer opens the app, composes the API on bunrouter and starts
@@ -77,8 +79,11 @@ func (a *app) serve(ctx context.Context) (*server, error) {
 		s.done <- err
 	}()
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	s.stop = stop
-	go a.backgroundJobs(bg)
+	s.stop, s.jobsDone = stop, make(chan struct{})
+	go func() {
+		defer close(s.jobsDone)
+		a.runScheduler(bg)
+	}()
 	a.log.Info().Str("addr", ln.Addr().String()).Str("database", dialectOf(cfg.DatabaseURL)).Msg("tenantkit serving")
 	return s, nil
 }
@@ -93,11 +98,15 @@ func (s *server) URL() string {
 	return fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(addr.Port)))
 }
 
-// shutdown stops accepting requests, drains those in flight, then closes
-// the database.
+// shutdown stops the background jobs and accepting requests, drains the
+// requests in flight and the jobs' current tick, then closes the database.
 func (s *server) shutdown(ctx context.Context) error {
 	s.stop()
 	err := s.http.Shutdown(ctx)
+	select {
+	case <-s.jobsDone:
+	case <-ctx.Done():
+	}
 	if serr := <-s.done; err == nil {
 		err = serr
 	}
@@ -187,30 +196,24 @@ func adapt(h http.Handler) bunrouter.HandlerFunc {
 	}
 }
 
-// backgroundJobs runs the server's periodic maintenance until ctx ends:
-// purging expired Idempotency-Keys, and applying the contract changes that
-// fall due at a period boundary (safe on every replica at once: each due
-// request is applied in its own transaction, once).
-func (a *app) backgroundJobs(ctx context.Context) {
-	tick := time.NewTicker(time.Hour)
-	defer tick.Stop()
-	for {
-		if n, err := a.kit.PurgeIdempotencyKeys(ctx); err != nil {
-			a.log.Warn().Err(err).Msg("purge idempotency keys")
-		} else if n > 0 {
-			a.log.Info().Int64("deleted", n).Msg("purged expired idempotency keys")
-		}
-		if applied, err := a.contracts.ApplyDue(ctx); err != nil {
-			a.log.Warn().Err(err).Msg("apply due contract changes")
-		} else if len(applied) > 0 {
-			a.log.Info().Int("applied", len(applied)).Msg("applied due contract changes")
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+// runScheduler runs the App's Scheduler every --scheduler-interval until
+// ctx ends (never when it is 0), logging what each job did: contract
+// changes due at a period boundary, the invoices' collection schedule,
+// expired Idempotency-Keys. It runs on every replica at once, which is
+// safe: each item a job handles is claimed by a database constraint in
+// the transaction that handles it, so exactly one replica does it.
+func (a *app) runScheduler(ctx context.Context) {
+	if a.cfg.SchedulerInterval <= 0 {
+		return
 	}
+	a.kit.Scheduler.Run(ctx, a.cfg.SchedulerInterval, func(r tenantkit.JobResult) {
+		switch {
+		case r.Err != nil && ctx.Err() == nil:
+			a.log.Warn().Err(r.Err).Str("job", r.Job).Int("done", r.Done).Msg("background job failed")
+		case r.Done > 0:
+			a.log.Info().Str("job", r.Job).Int("done", r.Done).Msg("background job done")
+		}
+	})
 }
 
 func dialectOf(url string) string {

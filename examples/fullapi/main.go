@@ -92,6 +92,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The periodic work: contract changes due, overdue invoices'
+	// reminders and dunning, expired Idempotency-Keys. Safe on every
+	// replica at once.
+	go app.Scheduler.Run(ctx, time.Minute, nil)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

@@ -180,7 +180,8 @@ func (s *Store) release(ctx context.Context, scope Scope, token string) {
 		Exec(ctx)
 }
 
-// Purge deletes keys created before cutoff; the server calls it hourly.
+// Purge deletes keys created before cutoff; the App's Scheduler calls it
+// at every tick.
 func (s *Store) Purge(ctx context.Context, cutoff time.Time) (int64, error) {
 	res, err := s.db.NewDelete().Model((*keyRow)(nil)).Where("created_at < ?", cutoff).Exec(ctx)
 	if err != nil {

@@ -163,8 +163,15 @@ func (s *Service) Cancel(ctx context.Context, by tenancy.Membership, requestID s
 // tenant is told. It returns the requests it decided, in order; on a
 // storage failure, those decided before it and the error.
 func (s *Service) ApplyDue(ctx context.Context) ([]Request, error) {
+	return s.ApplyDueAt(ctx, s.clock())
+}
+
+// ApplyDueAt is ApplyDue at the time now rather than the service's clock:
+// the requests effective at or before now are applied, at now. It is what
+// a scheduler calls with the time of its tick.
+func (s *Service) ApplyDueAt(ctx context.Context, now time.Time) ([]Request, error) {
 	const batch = 100
-	now := s.clock()
+	now = now.UTC().Truncate(time.Microsecond)
 	var done []Request
 	for {
 		due, err := s.store.DueRequests(ctx, now, batch)
@@ -189,7 +196,7 @@ func (s *Service) ApplyDue(ctx context.Context) ([]Request, error) {
 
 // applyDue applies one due request, or rejects it when it cannot be.
 func (s *Service) applyDue(ctx context.Context, due Request, now time.Time) (Request, error) {
-	return s.transitionRequest(ctx, due.TenantID, due.ID, "apply", "", func(ctx context.Context, req *Request, now time.Time) error {
+	return s.transitionRequest(ctx, due.TenantID, due.ID, "apply", "", func(ctx context.Context, req *Request, _ time.Time) error {
 		if req.Status != RequestApproved || req.EffectiveAt == nil || req.EffectiveAt.After(now) {
 			return &RequestTransitionError{RequestID: req.ID, Status: req.Status, Action: "apply"}
 		}
