@@ -357,7 +357,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return output(stdout, cfg.JSON, map[string]string{"id": u.ID, "email": u.Email, "name": u.Name},
 			fmt.Sprintf("created user %s (%s)", u.ID, u.Email))
 	case "member add":
-		m, err := svc.Directory.AddMember(ctx, tenant, email, tenancy.Role(role))
+		m, err := svc.Members.Add(ctx, tenant, email, tenancy.Role(role))
 		if err != nil {
 			return err
 		}
