@@ -20,6 +20,7 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
 	webhookstore "github.com/tenantkit/tenantkit/webhook/bunstore"
 )
@@ -51,6 +52,9 @@ type App struct {
 	Support *support.Service
 	// Webhooks records and applies the payment provider's events.
 	Webhooks *webhook.Service
+	// Operators issues and authenticates the operator keys, the platform
+	// staff's credentials for the operator API.
+	Operators *operator.Keys
 
 	db          *bun.DB
 	idempotency *idempotency.Store
@@ -73,6 +77,7 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 		Billing:     bil,
 		Support:     support.NewService(supportstore.New(db), ten.Entitlements, tx),
 		Webhooks:    webhook.NewService(webhookstore.New(db), bil, ten.Notifications, tx),
+		Operators:   operator.NewKeys(tenants),
 		db:          db,
 		idempotency: idempotency.New(db),
 	}, nil
@@ -95,8 +100,22 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Billing:       a.Billing,
 		Support:       a.Support,
 		Webhooks:      a.Webhooks,
+		Operator:      a.operatorConfig(),
 		Idempotency:   a.idempotency,
 		Ready:         a.Ready,
+	}
+}
+
+// operatorConfig is the operator API's part of HTTPConfig.
+func (a *App) operatorConfig() httpapi.OperatorConfig {
+	return httpapi.OperatorConfig{
+		Keys:      a.Operators,
+		Directory: a.Tenancy.Directory,
+		Index:     a.Tenancy.Index,
+		Members:   a.Tenancy.Members,
+		APIKeys:   a.Tenancy.Keys,
+		Limits:    a.Tenancy.Entitlements,
+		Terms:     a.Contracts,
 	}
 }
 
