@@ -60,7 +60,7 @@ func Example() {
 	if _, err := app.Tenancy.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "ann@acme.example", Name: "Ann"}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := app.Tenancy.Directory.AddMember(ctx, "acme", "ann@acme.example", tenancy.RoleOwner); err != nil {
+	if _, err := app.Tenancy.Members.Add(ctx, "acme", "ann@acme.example", tenancy.RoleOwner); err != nil {
 		log.Fatal(err)
 	}
 	_, key, err := app.Tenancy.Keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: "ann@acme.example", Tenant: "acme",

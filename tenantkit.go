@@ -21,6 +21,7 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
 	webhookstore "github.com/tenantkit/tenantkit/webhook/bunstore"
 )
@@ -62,6 +63,9 @@ type App struct {
 	// each item is claimed by a database constraint, so it happens once.
 	// Add a job of your own with Scheduler.Add.
 	Scheduler *Scheduler
+	// Operators issues and authenticates the operator keys, the platform
+	// staff's credentials for the operator API.
+	Operators *operator.Keys
 
 	db          *bun.DB
 	idempotency *idempotency.Store
@@ -87,6 +91,7 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 		Support:     support.NewService(supportstore.New(db), ten.Entitlements, ten.Notifications, tx),
 		Webhooks:    webhook.NewService(webhookstore.New(db), bil, ten.Notifications, tx),
 		Scheduler:   NewScheduler(),
+		Operators:   operator.NewKeys(tenants),
 		db:          db,
 		idempotency: idempotency.New(db),
 	}
@@ -111,8 +116,22 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Billing:       a.Billing,
 		Support:       a.Support,
 		Webhooks:      a.Webhooks,
+		Operator:      a.operatorConfig(),
 		Idempotency:   a.idempotency,
 		Ready:         a.Ready,
+	}
+}
+
+// operatorConfig is the operator API's part of HTTPConfig.
+func (a *App) operatorConfig() httpapi.OperatorConfig {
+	return httpapi.OperatorConfig{
+		Keys:      a.Operators,
+		Directory: a.Tenancy.Directory,
+		Index:     a.Tenancy.Index,
+		Members:   a.Tenancy.Members,
+		APIKeys:   a.Tenancy.Keys,
+		Limits:    a.Tenancy.Entitlements,
+		Terms:     a.Contracts,
 	}
 }
 

@@ -66,10 +66,16 @@ type Config struct {
 	// read (webhook.NewVerifier builds the built-in ones). Without one the
 	// webhook answers 501, whatever Webhooks says.
 	WebhookVerifier webhook.Verifier
+	// Operator serves the operator API (/api/operator/…), the platform's
+	// staff's endpoints; its nil services leave their endpoints 501, and
+	// without Operator.Keys no operator key is accepted.
+	Operator OperatorConfig
 
 	// Authenticator decides who is calling. Nil means the built-in chain:
-	// API keys, then (when JWT is configured) JWT bearer tokens and the
-	// session cookie.
+	// API keys, operator keys (with Operator.Keys), then (when JWT is
+	// configured) JWT bearer tokens and the session cookie. A chain of
+	// the host's own accepts operator keys only if it includes an
+	// OperatorKeyAuthenticator.
 	Authenticator Authenticator
 	// JWT configures the built-in JWT and session authenticators; zero
 	// disables them.
@@ -100,6 +106,27 @@ type Config struct {
 	Logger zerolog.Logger
 	// Version is reported by GET /api/health.
 	Version string
+}
+
+// OperatorConfig is what the operator API needs: the services behind its
+// endpoints, each the small interface services.go declares.
+// App.HTTPConfig fills it; a host may leave any of it nil.
+type OperatorConfig struct {
+	// Keys authenticates operator keys (an *operator.Keys).
+	Keys OperatorKeys
+	// Directory creates and finds tenants and users (a
+	// *tenancy.Directory).
+	Directory OperatorDirectory
+	// Index lists tenants, users and API keys (a *tenancy.Index).
+	Index Index
+	// Members adds, changes and removes members (a *tenancy.Members).
+	Members Members
+	// APIKeys creates and revokes tenants' API keys (a *tenancy.Keys).
+	APIKeys APIKeys
+	// Limits sets and clears limit overrides (a *tenancy.Entitlements).
+	Limits Limits
+	// Terms changes a tenant's plan and seats (a *contract.Service).
+	Terms Terms
 }
 
 // API serves tenantkit's endpoints.
@@ -137,6 +164,9 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 	a := &API{cfg: cfg, auth: cfg.Authenticator, limiter: cfg.RateLimiter}
 	if a.auth == nil {
 		auths := []Authenticator{APIKeyAuthenticator{Keys: cfg.Keys}}
+		if cfg.Operator.Keys != nil {
+			auths = append(auths, OperatorKeyAuthenticator{Keys: cfg.Operator.Keys})
+		}
 		if len(cfg.JWT.Secret) > 0 || cfg.JWT.JWKSURL != "" {
 			v, err := NewJWTVerifier(ctx, cfg.JWT)
 			if err != nil {

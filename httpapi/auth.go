@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/operator"
 )
 
 // Authenticator turns a request into a Principal.
@@ -82,5 +83,31 @@ func (a APIKeyAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
 		Credential: tenancy.Credential{
 			Key: "key:" + key.ID, UserID: user.ID, PinnedTenantID: key.TenantID,
 		},
+	}, nil
+}
+
+// OperatorKeyAuthenticator accepts "Authorization: Bearer tko_…" operator
+// keys. The principal it returns has Method AuthOperatorKey, the key's
+// scopes, and no user.
+type OperatorKeyAuthenticator struct {
+	// Keys authenticates the keys (an *operator.Keys).
+	Keys OperatorKeys
+}
+
+// Authenticate implements Authenticator.
+func (a OperatorKeyAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
+	token, ok := bearerToken(r)
+	if !ok || !operator.LooksLikeKey(token) {
+		return nil, ErrNoCredential
+	}
+	key, err := a.Keys.Authenticate(r.Context(), token)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: operator key: %w", err)
+	}
+	return &Principal{
+		Scopes:        key.Scopes,
+		Method:        AuthOperatorKey,
+		Credential:    tenancy.Credential{Key: "operator:" + key.ID},
+		OperatorKeyID: key.ID,
 	}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/operator"
 )
 
 // SessionCookie is the cookie that carries a session JWT for browsers.
@@ -175,7 +176,7 @@ type JWTAuthenticator struct {
 // Authenticate implements Authenticator.
 func (a JWTAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
 	token, ok := bearerToken(r)
-	if !ok || tenancy.LooksLikeKey(token) {
+	if !ok || tenancy.LooksLikeKey(token) || operator.LooksLikeKey(token) {
 		return nil, ErrNoCredential
 	}
 	c, err := a.Verifier.Verify(token)

@@ -14,7 +14,9 @@ import (
 
 // chain builds an endpoint's handler from its row in the route table. The
 // checks run in a fixed order, each answering with its own problem:
-// body limit → authentication (401) → rate limit (429) → query string and
+// body limit → authentication (401) → rate limit (429) → the API the
+// credential belongs to (an operator key outside the operator API: 401;
+// any other credential on it: 403 insufficient_scope) → query string and
 // X-Tenant-ID (400 invalid_request) → CSRF (403 csrf_failed) → scope (403
 // insufficient_scope) → tenant (409/403) → role (403 forbidden) → module
 // (403 module_disabled) → idempotency → handler.
@@ -44,6 +46,9 @@ func (a *API) chain(ep endpoint) http.Handler {
 		}
 		p, _ := PrincipalFrom(r.Context())
 		if err := a.rateLimit(w, r, "cred:"+p.Credential.Key); err != nil {
+			return err
+		}
+		if err := ep.admits(p); err != nil {
 			return err
 		}
 		if err := checkQuery(r, ep.query); err != nil {
@@ -148,7 +153,25 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reques
 	}
 	f := logFieldsFrom(r.Context())
 	f.userID, f.credentialID = p.User.ID, p.Credential.Key
-	return r.WithContext(WithPrincipal(r.Context(), p)), nil
+	ctx := tenancy.WithActor(WithPrincipal(r.Context(), p), p.actor(RequestIDFrom(r.Context())))
+	return r.WithContext(ctx), nil
+}
+
+// admits keeps the two APIs apart, whatever scopes a credential claims:
+// the operator API takes operator keys only, and refuses a tenant's
+// credential as one that lacks the operator scope (403
+// insufficient_scope); the tenant API takes no operator key, which is no
+// credential of any of its users (401).
+func (ep endpoint) admits(p *Principal) error {
+	switch {
+	case ep.operator != "" && !p.Operator():
+		return NewProblem(http.StatusForbidden, CodeInsufficientScope,
+			fmt.Sprintf("this endpoint is the operator API: it needs an operator key with the scope %q", ep.operator))
+	case ep.operator == "" && p.Operator():
+		return NewProblem(http.StatusUnauthorized, CodeUnauthenticated,
+			"operator keys are accepted only by the operator API (/api/operator/); send a tenant API key or JWT")
+	}
+	return nil
 }
 
 // rateLimit spends one token of key's bucket and writes the RateLimit

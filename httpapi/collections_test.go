@@ -21,7 +21,7 @@ func TestInvoiceCollections(t *testing.T) {
 		ctx := context.Background()
 		_, err := e.svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "initech", Name: "Initech", PlanID: catalog.PlanEnterprise})
 		check(t, err)
-		_, err = e.svc.Directory.AddMember(ctx, "initech", "alice@acme.test", tenancy.RoleOwner)
+		_, err = e.svc.Members.Add(ctx, "initech", "alice@acme.test", tenancy.RoleOwner)
 		check(t, err)
 		scopes := []tenancy.Scope{tenancy.ScopeCollectionsRead, tenancy.ScopeCollectionsWrite}
 		tests := []struct {

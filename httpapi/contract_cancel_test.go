@@ -18,7 +18,7 @@ func memberKey(t *testing.T, e *env, name string, role tenancy.Role) string {
 	email := name + "@acme.test"
 	_, err := e.svc.Directory.CreateUser(context.Background(), tenancy.CreateUserInput{Email: email, Name: name})
 	check(t, err)
-	_, err = e.svc.Directory.AddMember(context.Background(), "acme", email, role)
+	_, err = e.svc.Members.Add(context.Background(), "acme", email, role)
 	check(t, err)
 	return e.newKey(email, "acme", tenancy.ScopeTicketsRead)
 }

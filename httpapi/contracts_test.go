@@ -96,7 +96,7 @@ func TestContractRequests(t *testing.T) {
 			// globex's owner cannot read acme's request: not found, not forbidden.
 			_, err := e.svc.Directory.CreateUser(t.Context(), tenancy.CreateUserInput{Email: "carol@globex.test", Name: "Carol"})
 			check(t, err)
-			_, err = e.svc.Directory.AddMember(t.Context(), "globex", "carol@globex.test", tenancy.RoleOwner)
+			_, err = e.svc.Members.Add(t.Context(), "globex", "carol@globex.test", tenancy.RoleOwner)
 			check(t, err)
 			carol := e.newKey("carol@globex.test", "globex", tenancy.Scopes()...)
 			other := e.do(t, request{method: "GET", path: "/api/contract-requests/" + reqID, bearer: carol})

@@ -83,6 +83,9 @@ func TestResponseHeaders(t *testing.T) {
 			"POST /api/webhooks/payment-provider": {wantStatus: 401,
 				req: request{method: "POST", path: "/api/webhooks/payment-provider", body: `{}`}},
 		}
+		for name, tt := range operatorHeaderCases(t, e) {
+			routes[name] = tt
+		}
 		seen := map[string]bool{}
 		for _, rt := range e.api.Routes() {
 			name := rt.Method + " " + rt.Pattern

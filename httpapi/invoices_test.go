@@ -170,7 +170,7 @@ func TestInvoiceListAndIsolation(t *testing.T) {
 func TestInvoiceIsolation(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		// alice owns acme and gets owner rights in globex too for this test.
-		_, err := e.svc.Directory.AddMember(context.Background(), "globex", "bob@acme.test", "owner")
+		_, err := e.svc.Members.Add(context.Background(), "globex", "bob@acme.test", "owner")
 		check(t, err)
 		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
 		globex := map[string]string{"X-Tenant-ID": e.globex.ID}

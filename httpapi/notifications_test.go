@@ -223,7 +223,7 @@ func TestNotificationsReadByEveryRole(t *testing.T) {
 				email := "reader-" + string(role) + "@acme.test"
 				_, err := e.svc.Directory.CreateUser(context.Background(), tenancy.CreateUserInput{Email: email, Name: "Reader"})
 				check(t, err)
-				_, err = e.svc.Directory.AddMember(context.Background(), "acme", email, role)
+				_, err = e.svc.Members.Add(context.Background(), "acme", email, role)
 				check(t, err)
 				key := e.newKey(email, "acme", tenancy.ScopeTicketsRead) // no collections scope
 				id := notify(t, e, e.acme.ID, 1)[0]

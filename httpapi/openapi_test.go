@@ -81,7 +81,10 @@ func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response)
 		t.Errorf("%s: lacks the required X-Request-ID header", name)
 	}
 	status, _ := strconv.Atoi(code)
-	if status == http.StatusNotModified || (status == 0 && len(r.Content) == 0) {
+	if status == http.StatusNotModified || status == http.StatusNoContent || (status == 0 && len(r.Content) == 0) {
+		if status == http.StatusNoContent && len(r.Content) > 0 {
+			t.Errorf("%s: a 204 has no content", name)
+		}
 		return
 	}
 	want := "application/json"
@@ -104,6 +107,7 @@ var groupTags = map[Group]string{
 	GroupHealth:      "Health",
 	GroupWebhooks:    "Webhooks (Incoming)",
 	GroupDocs:        "Documentation",
+	GroupOperator:    "Operator",
 }
 
 func TestOpenAPICoversRouteTable(t *testing.T) {
@@ -147,6 +151,10 @@ func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 			wantSecurity := [][]string{{"apiKey"}, {"jwt"}, {"session"}}
 			if !isSafeMethod(ep.method) && !ep.csrfExempt {
 				wantSecurity[2] = []string{"csrfToken", "session"}
+			}
+			if ep.operator != "" {
+				// The operator API takes operator keys and nothing else.
+				wantSecurity = [][]string{{"operatorKey"}}
 			}
 			gotSecurity := securityNames(*op.Security)
 			anonymous := len(gotSecurity) == 0 || slices.ContainsFunc(gotSecurity, func(names []string) bool { return len(names) == 0 })
@@ -207,7 +215,13 @@ func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 				t.Errorf("query parameters documented %v, taken %v", documented, ep.query)
 			}
 			for status, want := range wantStatus {
-				if got := op.Responses.Status(status) != nil; got != want {
+				got := op.Responses.Status(status) != nil
+				if status == http.StatusConflict && ep.operator != "" && got {
+					// Operator changes may conflict with state (a tenant's
+					// last owner) without an idempotency key or a tenant.
+					continue
+				}
+				if got != want {
 					t.Errorf("response %d documented = %v, want %v", status, got, want)
 				}
 			}

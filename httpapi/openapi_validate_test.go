@@ -205,9 +205,9 @@ func credentialPresent(_ context.Context, in *openapi3filter.AuthenticationInput
 		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 		ok = ok && strings.EqualFold(scheme, "Bearer")
 		token = strings.TrimSpace(token)
-		// API keys ("tk_…") and JWTs share the header; bearerFormat tells
-		// the two schemes apart.
-		present = ok && token != "" && strings.HasPrefix(token, "tk_") == strings.HasPrefix(s.BearerFormat, "tk_")
+		// API keys ("tk_…"), operator keys ("tko_…") and JWTs share the
+		// header; bearerFormat tells the schemes apart.
+		present = ok && token != "" && bearerKind(token) == bearerKind(s.BearerFormat)
 	case s.Type == "apiKey" && s.In == "header":
 		present = r.Header.Get(s.Name) != ""
 	case s.Type == "apiKey" && s.In == "cookie":
@@ -220,6 +220,18 @@ func credentialPresent(_ context.Context, in *openapi3filter.AuthenticationInput
 		return in.NewError(nil)
 	}
 	return nil
+}
+
+// bearerKind tells which scheme a bearer token (or a scheme's
+// bearerFormat) belongs to, by its prefix.
+func bearerKind(token string) string {
+	switch {
+	case strings.HasPrefix(token, "tko_"):
+		return "operatorKey"
+	case strings.HasPrefix(token, "tk_"):
+		return "apiKey"
+	}
+	return "jwt"
 }
 
 // truncateBody keeps error messages readable.

@@ -15,6 +15,9 @@ const (
 	AuthAPIKey  AuthMethod = "api_key"
 	AuthJWT     AuthMethod = "jwt"
 	AuthSession AuthMethod = "session"
+	// AuthOperatorKey is an operator API key ("tko_…"): the platform's
+	// staff, accepted only by the operator API.
+	AuthOperatorKey AuthMethod = "operator_key"
 )
 
 // Principal is the authenticated caller of a request.
@@ -31,6 +34,24 @@ type Principal struct {
 	// SessionBinding is set for ambient credentials (the session cookie):
 	// CSRF tokens are bound to it, and unsafe requests must carry one.
 	SessionBinding string
+	// OperatorKeyID is the operator key's id when Method is
+	// AuthOperatorKey. Such a principal has no User and acts for no
+	// tenant: only the operator API accepts it, and it accepts no other.
+	OperatorKeyID string
+}
+
+// Operator reports whether the principal is the platform's staff (an
+// operator key) rather than a tenant's user.
+func (p *Principal) Operator() bool { return p.Method == AuthOperatorKey }
+
+// actor is who p is, as the services' audit trail records it.
+func (p *Principal) actor(requestID string) tenancy.Actor {
+	a := tenancy.Actor{Kind: tenancy.ActorUser, ID: p.User.ID, Credential: p.Credential.Key,
+		Method: string(p.Method), RequestID: requestID}
+	if p.Operator() {
+		a.Kind, a.ID = tenancy.ActorOperator, p.OperatorKeyID
+	}
+	return a
 }
 
 // HasScope reports whether the principal's credential carries scope s.

@@ -308,7 +308,10 @@ func mapError(err error, table []errorMapping) *Problem {
 			var le *tenancy.LimitError
 			if m.code == CodeEntitlementLimitExceeded && errors.As(err, &le) {
 				limit, usage, resetsAt := le.Limit, le.Usage, le.ResetsAt.UTC()
-				p.Limit, p.Usage, p.ResetsAt = &limit, &usage, &resetsAt
+				p.Limit, p.Usage = &limit, &usage
+				if !resetsAt.IsZero() { // seats are a level: nothing resets them
+					p.ResetsAt = &resetsAt
+				}
 			}
 			var sr statusReporter
 			if m.code == CodeConflict && errors.As(err, &sr) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -23,6 +24,9 @@ const (
 	GroupWebhooks    Group = "webhooks"
 	// GroupDocs serves the API's own OpenAPI document.
 	GroupDocs Group = "docs"
+	// GroupOperator is the operator API (/api/operator/…): the platform's
+	// staff, with operator keys, across every tenant.
+	GroupOperator Group = "operator"
 )
 
 // Route is one endpoint with its complete handler.
@@ -53,6 +57,10 @@ type endpoint struct {
 	permission tenancy.Permission
 	// module that must be on for the tenant (403 module_disabled).
 	module string
+	// operator: the endpoint is the operator API, for operator keys with
+	// this scope (operator.ScopeRead or ScopeWrite) and no other
+	// credential (endpoint.admits).
+	operator tenancy.Scope
 	// state: the handler reads the tenant's entitlements, usage or
 	// contract. The tenant's entitlement state is then read with the
 	// membership, in one round trip, and handed on in the context
@@ -144,6 +152,37 @@ func (a *API) table() []endpoint {
 		{method: "POST", path: "/api/webhooks/payment-provider", group: GroupWebhooks, public: true,
 			csrfExempt: true, maxBody: webhook.MaxPayloadBytes, handle: with(a.cfg.Webhooks, a.paymentWebhook)},
 
+		// Operator API
+		{method: "GET", path: "/api/operator/tenants", group: GroupOperator, operator: operator.ScopeRead,
+			query: listQuery("q"), handle: with(a.cfg.Operator.Index, a.opListTenants)},
+		{method: "POST", path: "/api/operator/tenants", group: GroupOperator, operator: operator.ScopeWrite,
+			idempotent: true, handle: with(a.cfg.Operator.Directory, a.opCreateTenant)},
+		{method: "GET", path: "/api/operator/tenants/{id}", group: GroupOperator, operator: operator.ScopeRead,
+			handle: with(a.cfg.Operator.Directory, a.opGetTenant)},
+		{method: "PATCH", path: "/api/operator/tenants/{id}", group: GroupOperator, operator: operator.ScopeWrite,
+			handle: with(a.cfg.Operator.Terms, with(a.cfg.Operator.Directory, a.opChangeTenant))},
+		{method: "PUT", path: "/api/operator/tenants/{id}/limits/{feature}", group: GroupOperator, operator: operator.ScopeWrite,
+			handle: with(a.cfg.Operator.Limits, a.opSetLimit)},
+		{method: "GET", path: "/api/operator/users", group: GroupOperator, operator: operator.ScopeRead,
+			query: listQuery("q"), handle: with(a.cfg.Operator.Index, a.opListUsers)},
+		{method: "POST", path: "/api/operator/users", group: GroupOperator, operator: operator.ScopeWrite,
+			idempotent: true, handle: with(a.cfg.Operator.Directory, a.opCreateUser)},
+		{method: "GET", path: "/api/operator/tenants/{id}/members", group: GroupOperator, operator: operator.ScopeRead,
+			query: listQuery(), handle: with(a.cfg.Operator.Members, a.opListMembers)},
+		{method: "POST", path: "/api/operator/tenants/{id}/members", group: GroupOperator, operator: operator.ScopeWrite,
+			idempotent: true, handle: with(a.cfg.Operator.Members, a.opAddMember)},
+		{method: "PATCH", path: "/api/operator/tenants/{id}/members/{user_id}", group: GroupOperator, operator: operator.ScopeWrite,
+			handle: with(a.cfg.Operator.Members, a.opSetMemberRole)},
+		{method: "DELETE", path: "/api/operator/tenants/{id}/members/{user_id}", group: GroupOperator, operator: operator.ScopeWrite,
+			handle: with(a.cfg.Operator.Members, a.opRemoveMember)},
+		{method: "GET", path: "/api/operator/tenants/{id}/api-keys", group: GroupOperator, operator: operator.ScopeRead,
+			query: listQuery(), handle: with(a.cfg.Operator.Index, a.opListAPIKeys)},
+		// Not idempotent: a replay would have to keep the key's secret.
+		{method: "POST", path: "/api/operator/tenants/{id}/api-keys", group: GroupOperator, operator: operator.ScopeWrite,
+			handle: with(a.cfg.Operator.APIKeys, a.opCreateAPIKey)},
+		{method: "DELETE", path: "/api/operator/api-keys/{id}", group: GroupOperator, operator: operator.ScopeWrite,
+			handle: with(a.cfg.Operator.APIKeys, a.opRevokeAPIKey)},
+
 		// The API's description (openapi.json)
 		{method: "GET", path: "/api/openapi.json", group: GroupDocs, public: true, handle: openAPIHandler()},
 	}
@@ -165,8 +204,14 @@ func (a *API) buildRoutes() []Route {
 	return routes
 }
 
-// scope is the credential scope the endpoint needs: its permission's.
-func (ep endpoint) scope() tenancy.Scope { return ep.permission.Scope() }
+// scope is the credential scope the endpoint needs: its operator scope,
+// else its permission's.
+func (ep endpoint) scope() tenancy.Scope {
+	if ep.operator != "" {
+		return ep.operator
+	}
+	return ep.permission.Scope()
+}
 
 // with returns handle when the service it needs (a pointer or an
 // interface) is configured, else nil (501 not configured): a host app may

@@ -7,6 +7,7 @@ import (
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -20,6 +21,14 @@ var (
 	_ Tickets       = (*support.Service)(nil)
 	_ PaymentEvents = (*webhook.Service)(nil)
 	_ Contracts     = (*contract.Service)(nil)
+
+	_ OperatorKeys      = (*operator.Keys)(nil)
+	_ OperatorDirectory = (*tenancy.Directory)(nil)
+	_ Index             = (*tenancy.Index)(nil)
+	_ Members           = (*tenancy.Members)(nil)
+	_ APIKeys           = (*tenancy.Keys)(nil)
+	_ Limits            = (*tenancy.Entitlements)(nil)
+	_ Terms             = (*contract.Service)(nil)
 )
 
 // Invoices serves the collections endpoints; *billing.Service implements
@@ -135,4 +144,87 @@ type Contracts interface {
 	Requests(ctx context.Context, tenantID string, f contract.Filter) ([]contract.Request, bool, error)
 	Preview(ctx context.Context, tenantID string, in contract.PreviewInput) (contract.Preview, error)
 	Cancel(ctx context.Context, by tenancy.Membership, requestID string) (contract.Request, error)
+}
+
+// The services of the operator API (OperatorConfig). They act across
+// tenants; only operator keys reach them.
+
+// OperatorKeys authenticates operator keys. *operator.Keys implements it.
+type OperatorKeys interface {
+	// Authenticate returns the key behind a secret; an error wrapping
+	// tenancy.ErrUnauthenticated for an unknown or revoked one.
+	Authenticate(ctx context.Context, secret string) (operator.Key, error)
+}
+
+// OperatorDirectory creates and finds tenants and users.
+// *tenancy.Directory implements it.
+type OperatorDirectory interface {
+	// CreateTenant: *tenancy.InvalidError (fields "slug", "name",
+	// "plan"); tenancy.ErrConflict for a taken slug.
+	CreateTenant(ctx context.Context, in tenancy.CreateTenantInput) (tenancy.Tenant, error)
+	// Tenant: tenancy.ErrNotFound when absent.
+	Tenant(ctx context.Context, tenantID string) (tenancy.Tenant, error)
+	// CreateUser: *tenancy.InvalidError (fields "email", "name");
+	// tenancy.ErrConflict for a taken email.
+	CreateUser(ctx context.Context, in tenancy.CreateUserInput) (tenancy.User, error)
+}
+
+// Index lists tenants, users and API keys across tenants.
+// *tenancy.Index implements it.
+type Index interface {
+	// Tenants and Users return a page, newest first, and whether more
+	// follow: *tenancy.InvalidError (fields "q", "cursor").
+	Tenants(ctx context.Context, f tenancy.SearchFilter) ([]tenancy.Tenant, bool, error)
+	Users(ctx context.Context, f tenancy.SearchFilter) ([]tenancy.User, bool, error)
+	// APIKeys: *tenancy.InvalidError (field "cursor");
+	// tenancy.ErrNotFound for an unknown tenant.
+	APIKeys(ctx context.Context, tenantRef string, f tenancy.KeyFilter) ([]tenancy.APIKey, bool, error)
+}
+
+// Members adds, changes, removes and lists a tenant's members, within its
+// seats and never without an owner. *tenancy.Members implements it.
+type Members interface {
+	// Add: a *tenancy.LimitError when every seat is taken;
+	// tenancy.ErrConflict for a member already; tenancy.ErrNotFound for
+	// an unknown tenant or user; *tenancy.InvalidError (field "role").
+	Add(ctx context.Context, tenantRef, userRef string, role tenancy.Role) (tenancy.Member, error)
+	// SetRole and Remove: tenancy.ErrLastOwner (matching
+	// tenancy.ErrConflict) for the tenant's only owner;
+	// tenancy.ErrNotFound for no such member.
+	SetRole(ctx context.Context, tenantRef, userRef string, role tenancy.Role) (tenancy.Member, error)
+	Remove(ctx context.Context, tenantRef, userRef string) error
+	// List: *tenancy.InvalidError (field "cursor"); tenancy.ErrNotFound
+	// for an unknown tenant.
+	List(ctx context.Context, tenantRef string, f tenancy.MemberFilter) ([]tenancy.Member, bool, error)
+}
+
+// APIKeys creates and revokes tenants' API keys. *tenancy.Keys implements
+// it.
+type APIKeys interface {
+	// Create returns the key and its secret: *tenancy.InvalidError
+	// (fields "scopes", "name"); tenancy.ErrNotMember when the user is no
+	// member of the tenant the key is pinned to.
+	Create(ctx context.Context, in tenancy.CreateAPIKeyInput) (tenancy.APIKey, string, error)
+	// Revoke: tenancy.ErrNotFound for an unknown key.
+	Revoke(ctx context.Context, keyID string) error
+}
+
+// Limits overrides a tenant's limits and shows the result.
+// *tenancy.Entitlements implements it.
+type Limits interface {
+	// SetLimit (nil: unlimited) and ClearLimit: *tenancy.InvalidError
+	// (fields "feature", "limit"); tenancy.ErrNotFound for an unknown
+	// tenant.
+	SetLimit(ctx context.Context, tenantRef, feature string, limit *int64) error
+	ClearLimit(ctx context.Context, tenantRef, feature string) error
+	Get(ctx context.Context, tenantID, feature string) (tenancy.Entitlement, error)
+}
+
+// Terms changes a tenant's contract at once, as an operator may.
+// *contract.Service implements it.
+type Terms interface {
+	// Change: *tenancy.InvalidError (fields "plan_id", "seats",
+	// "modules") for a change the contract's rules refuse;
+	// tenancy.ErrNotFound for an unknown tenant.
+	Change(ctx context.Context, tenantID string, ch contract.Change) (contract.Terms, error)
 }

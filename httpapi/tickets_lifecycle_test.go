@@ -406,7 +406,7 @@ func csatTenant(t *testing.T, e *env) (tenantID, bobKey, carolKey string) {
 	_, err = e.svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "carol@initech.test", Name: "Carol"})
 	check(t, err)
 	for email, role := range map[string]tenancy.Role{"alice@acme.test": tenancy.RoleOwner, "bob@acme.test": tenancy.RoleMember, "carol@initech.test": tenancy.RoleMember} {
-		_, err = e.svc.Directory.AddMember(ctx, "initech", email, role)
+		_, err = e.svc.Members.Add(ctx, "initech", email, role)
 		check(t, err)
 	}
 	return ten.ID, e.newKey("bob@acme.test", "", tenancy.Scopes()...), e.newKey("carol@initech.test", "", tenancy.Scopes()...)

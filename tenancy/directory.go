@@ -191,26 +191,13 @@ func (s *Directory) UserByEmail(ctx context.Context, email string) (User, error)
 	return u, nil
 }
 
-// AddMember makes the user with email a member of the tenant (id or slug)
-// with role. InvalidError (field "role"); ErrNotFound for an unknown tenant
-// or user; ErrConflict when the user is a member already.
-func (s *Directory) AddMember(ctx context.Context, tenantRef, email string, role Role) (Membership, error) {
-	if !role.Valid() {
-		return Membership{}, fmt.Errorf("tenancy: add member: %w", invalid("role", fmt.Sprintf("must be one of %v", Roles())))
+// FindUser returns a user by id or email, as operators type either.
+// ErrNotFound when absent.
+func (s *Directory) FindUser(ctx context.Context, ref string) (User, error) {
+	if id.Valid(id.User, ref) {
+		return s.User(ctx, ref)
 	}
-	t, err := s.FindTenant(ctx, tenantRef)
-	if err != nil {
-		return Membership{}, err
-	}
-	u, err := s.UserByEmail(ctx, email)
-	if err != nil {
-		return Membership{}, err
-	}
-	m := Membership{TenantID: t.ID, UserID: u.ID, Role: role, CreatedAt: s.now().UTC()}
-	if err := s.store.AddMembership(ctx, m); err != nil {
-		return Membership{}, fmt.Errorf("tenancy: add %s to %s: %w", u.Email, t.Slug, err)
-	}
-	return m, nil
+	return s.UserByEmail(ctx, ref)
 }
 
 // Memberships lists the tenants a user belongs to, with roles.

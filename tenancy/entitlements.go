@@ -119,6 +119,10 @@ type EntitlementStore interface {
 	// plan's; a nil limit means unlimited. ErrNotFound when the tenant
 	// does not exist.
 	SetLimitOverride(ctx context.Context, tenantID, feature string, limit *int64) error
+	// DeleteLimitOverride removes the tenant's override of feature, if
+	// any, so that its plan's (or, for seats, its contract's) limit
+	// applies again. No error but a storage fault.
+	DeleteLimitOverride(ctx context.Context, tenantID, feature string) error
 }
 
 // Entitlements decides what a tenant may use: whether a module is on for
@@ -326,6 +330,24 @@ func (s *Entitlements) SetLimit(ctx context.Context, tenantRef, feature string, 
 	}
 	if err := s.store.SetLimitOverride(ctx, t.ID, feature, limit); err != nil {
 		return fmt.Errorf("tenancy: set limit of %s for %s: %w", feature, t.Slug, err)
+	}
+	return nil
+}
+
+// ClearLimit removes the override of a tenant's (id or slug) limit of
+// feature, so that what its plan (or, for seats, its contract) gives
+// applies again. InvalidError (field "feature") for an unknown feature;
+// ErrNotFound for an unknown tenant.
+func (s *Entitlements) ClearLimit(ctx context.Context, tenantRef, feature string) error {
+	if !catalog.KnownFeature(feature) {
+		return fmt.Errorf("tenancy: clear limit: %w", unknownFeature())
+	}
+	t, err := s.dir.FindTenant(ctx, tenantRef)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteLimitOverride(ctx, t.ID, feature); err != nil {
+		return fmt.Errorf("tenancy: clear limit of %s for %s: %w", feature, t.Slug, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -72,7 +73,8 @@ type LimitError struct {
 	Limit int64
 	// Usage is what the tenant has used of Feature in the period.
 	Usage int64
-	// ResetsAt is when the period ends and usage starts again from zero.
+	// ResetsAt is when the period ends and usage starts again from zero;
+	// zero for seats, a level that no period resets.
 	ResetsAt time.Time
 }
 
@@ -80,7 +82,9 @@ type LimitError struct {
 func (e *LimitError) Error() string { return e.Detail() }
 
 // Detail is the sentence a client is shown:
-// "monthly limit of 3 tickets reached; resets 2026-12-01T00:00:00Z".
+// "monthly limit of 3 tickets reached; resets 2026-12-01T00:00:00Z", or
+// for seats, which no period resets, "limit of 3 seats reached; remove a
+// member or raise the seats first".
 func (e *LimitError) Detail() string {
 	unit := e.Unit
 	if unit == "" {
@@ -88,6 +92,13 @@ func (e *LimitError) Detail() string {
 	}
 	if e.Limit == 1 {
 		unit = strings.TrimSuffix(unit, "s")
+	}
+	if e.ResetsAt.IsZero() {
+		msg := fmt.Sprintf("limit of %d %s reached", e.Limit, unit)
+		if e.Feature == catalog.FeatureSeats {
+			msg += "; remove a member or raise the seats first"
+		}
+		return msg
 	}
 	return fmt.Sprintf("monthly limit of %d %s reached; resets %s", e.Limit, unit, e.ResetsAt.UTC().Format(time.RFC3339))
 }

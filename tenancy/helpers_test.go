@@ -89,7 +89,7 @@ func mustUser(tb testing.TB, svc *tenancy.Services) tenancy.User {
 
 func mustMember(tb testing.TB, svc *tenancy.Services, tenantID string, u tenancy.User, role tenancy.Role) {
 	tb.Helper()
-	if _, err := svc.Directory.AddMember(context.Background(), tenantID, u.Email, role); err != nil {
+	if _, err := svc.Members.Add(context.Background(), tenantID, u.Email, role); err != nil {
 		tb.Fatalf("AddMember(%s, %s, %s): %v", tenantID, u.Email, role, err)
 	}
 }

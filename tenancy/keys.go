@@ -117,6 +117,8 @@ func NewKeys(store KeyStore, dir *Directory, opts ...Option) *Keys {
 type CreateAPIKeyInput struct {
 	// UserEmail names the key's user.
 	UserEmail string
+	// UserID names the key's user by id instead, when set.
+	UserID string
 	// Scopes the key carries; at least one.
 	Scopes []Scope
 	// Tenant (id or slug) pins the key to one tenant; optional.
@@ -145,7 +147,11 @@ func (s *Keys) Create(ctx context.Context, in CreateAPIKeyInput) (APIKey, string
 	if len(fields) > 0 {
 		return APIKey{}, "", fmt.Errorf("tenancy: create api key: %w", &InvalidError{Fields: fields})
 	}
-	u, err := s.dir.UserByEmail(ctx, in.UserEmail)
+	ref := in.UserEmail
+	if in.UserID != "" {
+		ref = in.UserID
+	}
+	u, err := s.dir.FindUser(ctx, ref)
 	if err != nil {
 		return APIKey{}, "", err
 	}

@@ -10,6 +10,10 @@
 //
 //   - Directory (DirectoryStore): tenants, users, memberships, and which
 //     tenant a credential acts for;
+//   - Members (MemberStore): adding (within the seats), changing and
+//     removing members;
+//   - Index (IndexStore): tenants, users and API keys listed across
+//     tenants, for the platform's operators;
 //   - Keys (KeyStore): API keys and authenticating them;
 //   - Entitlements (EntitlementStore): module checks, limits and usage;
 //   - Modules (ModuleStore): the modules a tenant switches on and off;
@@ -18,7 +22,9 @@
 // New wires them together. Package tenancy/bunstore implements every Store
 // on Postgres and SQLite; tenancy/tenancytest is their conformance suite.
 // The tenant's contract with the platform (plan, seats, add-ons, and the
-// requests that change them) is package tenancy/contract.
+// requests that change them) is package tenancy/contract; the platform's
+// own credentials, operator API keys, are package tenancy/operator. Every
+// service finds who asks for a change in the context (ActorFrom).
 package tenancy
 
 import (
@@ -96,6 +102,8 @@ func newOptions(opts []Option) options {
 // fill every field, as bunstore's Store does (Store.Stores).
 type Stores struct {
 	Directory     DirectoryStore
+	Members       MemberStore
+	Index         IndexStore
 	Keys          KeyStore
 	Entitlements  EntitlementStore
 	Modules       ModuleStore
@@ -105,6 +113,8 @@ type Stores struct {
 // Services are tenancy's services, wired to each other by New.
 type Services struct {
 	Directory     *Directory
+	Members       *Members
+	Index         *Index
 	Keys          *Keys
 	Entitlements  *Entitlements
 	Modules       *Modules
@@ -113,13 +123,15 @@ type Services struct {
 
 // New returns tenancy's services on st, with plans from cat, running their
 // multi-step changes in transactions of tx. It panics when tx is nil, as
-// NewModules does.
+// NewModules and NewMembers do.
 func New(st Stores, tx Transactor, cat *catalog.Catalog, opts ...Option) *Services {
 	dir := NewDirectory(st.Directory, cat, opts...)
 	notes := NewNotifications(st.Notifications, opts...)
 	ent := NewEntitlements(st.Entitlements, dir, notes, opts...)
 	return &Services{
 		Directory:     dir,
+		Members:       NewMembers(st.Members, dir, ent, tx, opts...),
+		Index:         NewIndex(st.Index, dir),
 		Keys:          NewKeys(st.Keys, dir, opts...),
 		Entitlements:  ent,
 		Modules:       NewModules(st.Modules, ent, notes, tx, opts...),

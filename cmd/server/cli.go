@@ -25,11 +25,22 @@ var commands = []commandHelp{
 	{"serve", "[flags]", "serve the API (the default command)"},
 	{"migrate", "", "apply pending migrations"},
 	{"tenant create", "--slug S --name N --plan P", "create a tenant on a plan of the catalog"},
+	{"tenant list", "[--query Q] [--limit N] [--cursor ID]", "list tenants, newest first"},
+	{"tenant change", "--tenant T [--plan P] [--seats N]", "change a tenant's plan or seats now"},
 	{"user create", "--email E --name N", "create a user"},
-	{"member add", "--tenant T --email E --role R", "give a user a role in a tenant"},
+	{"user list", "[--query Q] [--limit N] [--cursor ID]", "list users, newest first"},
+	{"member add", "--tenant T --email E --role R", "give a user a role in a tenant (takes a seat)"},
+	{"member list", "--tenant T [--limit N] [--cursor ID]", "list a tenant's members"},
+	{"member role", "--tenant T --user U --role R", "change a member's role"},
+	{"member remove", "--tenant T --user U", "remove a member (frees a seat)"},
 	{"apikey create", "--email E --scopes a,b [--tenant T] [--name N]", "create an API key (shown once)"},
+	{"apikey list", "[--tenant T] [--limit N] [--cursor ID]", "list API keys, never their secrets"},
 	{"apikey revoke", "KEY_ID", "revoke an API key"},
 	{"limit set", "--tenant T --feature F --limit N|unlimited", "override a tenant's entitlement limit"},
+	{"limit clear", "--tenant T --feature F", "remove a limit override: the plan's limit applies again"},
+	{"operator-key create", "--name N --scopes operator:read,operator:write", "create an operator key (shown once)"},
+	{"operator-key list", "[--limit N] [--cursor ID]", "list operator keys, never their secrets"},
+	{"operator-key revoke", "KEY_ID", "revoke an operator key"},
 	{"contract approve", "REQUEST_ID [--reason R]", "approve a contract change request"},
 	{"contract reject", "REQUEST_ID [--reason R]", "reject a contract change request"},
 	{"contract apply-due", "", "apply approved changes whose period has come"},
@@ -105,7 +116,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runServe(ctx, args, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, args, stdout, stderr)
-	case "tenant", "user", "member", "apikey", "limit", "seed":
+	case "tenant", "user", "member", "apikey", "limit", "seed", "operator-key":
 		return runAdmin(ctx, cmd, args, stdout, stderr)
 	case "contract":
 		return runContract(ctx, args, stdout, stderr)
@@ -292,6 +303,9 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 			return err
 		}
 		name, args = cmd+" "+sub, rest
+		if isManageCommand(name) {
+			return runManage(ctx, name, args, stdout, stderr)
+		}
 	}
 	var (
 		cfg                                                         config
@@ -310,7 +324,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fs.StringVar(&tname, "name", "", "name")
 	case "member add":
 		fs.StringVar(&tenant, "tenant", "", "tenant id or slug")
-		fs.StringVar(&email, "email", "", "user email")
+		fs.StringVar(&email, "email", "", "user email (or user id)")
 		fs.StringVar(&role, "role", "member", "owner, admin, billing, support or member")
 	case "apikey create":
 		fs.StringVar(&email, "email", "", "email of the key's user")
@@ -349,6 +363,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return err
 	}
 	defer a.close()
+	ctx = tenancy.WithActor(ctx, cliActor())
 	svc := a.tenancy
 	switch name {
 	case "tenant create":
@@ -366,7 +381,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return output(stdout, cfg.JSON, map[string]string{"id": u.ID, "email": u.Email, "name": u.Name},
 			fmt.Sprintf("created user %s (%s)", u.ID, u.Email))
 	case "member add":
-		m, err := svc.Directory.AddMember(ctx, tenant, email, tenancy.Role(role))
+		m, err := svc.Members.Add(ctx, tenant, email, tenancy.Role(role))
 		if err != nil {
 			return err
 		}

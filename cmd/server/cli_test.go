@@ -74,6 +74,7 @@ func TestCLIErrors(t *testing.T) {
 	url := "sqlite:" + filepath.Join(dir, "cli.db")
 	mustCLIJSON(t, url, "tenant", "create", "--slug", "acme", "--name", "Acme", "--plan", "starter")
 	mustCLIJSON(t, url, "user", "create", "--email", "ann@acme.test", "--name", "Ann")
+	mustCLIJSON(t, url, "member", "add", "--tenant", "acme", "--email", "ann@acme.test", "--role", "owner")
 	event := writeFile(t, specPayload)
 	tests := []struct {
 		name     string
@@ -112,6 +113,25 @@ func TestCLIErrors(t *testing.T) {
 		{"WebhookBadScheme", []string{"webhook", "sign", "--secret", specSecret, "--file", event, "--scheme", "hmac"}, codeUsage, "hmac"},
 		{"WebhookUnknownCommand", []string{"webhook", "verify"}, codeUsage, `"webhook verify"`},
 		{"SeedWithoutDemo", []string{"seed"}, codeUsage, "--demo"},
+		{"TenantListBadLimit", []string{"tenant", "list", "--limit", "0"}, codeInvalid, "limit"},
+		{"TenantListBadCursor", []string{"tenant", "list", "--cursor", "acme"}, codeInvalid, "cursor"},
+		{"TenantChangeNothing", []string{"tenant", "change", "--tenant", "acme"}, codeUsage, "--plan"},
+		{"TenantChangeUnknownPlan", []string{"tenant", "change", "--tenant", "acme", "--plan", "gold"}, codeInvalid, "valid plans"},
+		{"TenantChangeUnknownTenant", []string{"tenant", "change", "--tenant", "nope", "--seats", "5"}, codeNotFound, "nope"},
+		{"UserListQueryTooLong", []string{"user", "list", "--query", strings.Repeat("q", 201)}, codeInvalid, "query"},
+		{"MemberAddTwice", []string{"member", "add", "--tenant", "acme", "--email", "ann@acme.test", "--role", "admin"}, codeConflict, "already"},
+		{"MemberListUnknownTenant", []string{"member", "list", "--tenant", "nope"}, codeNotFound, "nope"},
+		{"MemberRoleLastOwner", []string{"member", "role", "--tenant", "acme", "--user", "ann@acme.test", "--role", "admin"}, codeConflict, "owner"},
+		{"MemberRemoveLastOwner", []string{"member", "remove", "--tenant", "acme", "--user", "ann@acme.test"}, codeConflict, "owner"},
+		{"MemberRemoveUnknownUser", []string{"member", "remove", "--tenant", "acme", "--user", "nobody@acme.test"}, codeNotFound, ""},
+		{"APIKeyListUnknownTenant", []string{"apikey", "list", "--tenant", "nope"}, codeNotFound, "nope"},
+		{"LimitClearUnknownFeature", []string{"limit", "clear", "--tenant", "acme", "--feature", "nope"}, codeInvalid, "feature"},
+		{"OperatorKeyNoCommand", []string{"operator-key"}, codeUsage, "create"},
+		{"OperatorKeyTenantScope", []string{"operator-key", "create", "--name", "ops", "--scopes", "tickets:read"}, codeInvalid, "scopes"},
+		{"OperatorKeyNoName", []string{"operator-key", "create", "--scopes", "operator:read"}, codeInvalid, "name"},
+		{"OperatorKeyListBadCursor", []string{"operator-key", "list", "--cursor", "key_1"}, codeInvalid, "cursor"},
+		{"OperatorKeyRevokeNoID", []string{"operator-key", "revoke"}, codeUsage, "KEY_ID"},
+		{"OperatorKeyRevokeUnknown", []string{"operator-key", "revoke", "opk_nope"}, codeNotFound, ""},
 	}
 	covered := map[string]bool{"serve": true}
 	for _, tt := range tests {

@@ -18,7 +18,7 @@ const (
 	codeUsage    = "usage"     // a wrong command line; exit status 2
 	codeInvalid  = "invalid"   // input refused by validation; fields says which
 	codeNotFound = "not_found" // the tenant, user, key or request does not exist
-	codeConflict = "conflict"  // already exists, or its state does not allow it
+	codeConflict = "conflict"  // already exists, or its state does not allow it (no seat free, the last owner)
 	codeFailed   = "failed"    // anything else: database unreachable, file unreadable…
 )
 
@@ -59,7 +59,8 @@ func classify(err error) *cliError {
 	switch {
 	case errors.Is(err, tenancy.ErrNotFound), errors.Is(err, billing.ErrNotFound):
 		code = codeNotFound
-	case errors.Is(err, tenancy.ErrConflict), errors.Is(err, billing.ErrConflict):
+	case errors.Is(err, tenancy.ErrConflict), errors.Is(err, billing.ErrConflict),
+		errors.Is(err, tenancy.ErrLimitExceeded):
 		code = codeConflict
 	case errors.Is(err, tenancy.ErrInvalid), errors.Is(err, billing.ErrInvalid):
 		code = codeInvalid

@@ -54,6 +54,7 @@ func runContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer a.close()
+	ctx = tenancy.WithActor(ctx, cliActor())
 
 	switch sub {
 	case "approve", "reject":

@@ -159,7 +159,7 @@ func createDemo(ctx context.Context, a *app) (demoSeed, error) {
 		{"globex", "carol@globex.test", tenancy.RoleOwner},
 	}
 	for _, m := range members {
-		if _, err := svc.Directory.AddMember(ctx, m.tenant, m.email, m.role); err != nil {
+		if _, err := svc.Members.Add(ctx, m.tenant, m.email, m.role); err != nil {
 			return s, err
 		}
 	}

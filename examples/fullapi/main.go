@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	key, err := seed(ctx, app.Tenancy.Directory, app.Tenancy.Keys)
+	key, err := seed(ctx, app.Tenancy)
 	if err != nil {
 		return err
 	}
@@ -142,20 +142,20 @@ func openDB(dsn string) (db *bun.DB, what string, err error) {
 
 // seed makes tenant host with one owner and returns the owner's new API
 // key, or "" when an earlier start made them.
-func seed(ctx context.Context, svc *tenancy.Directory, keys *tenancy.Keys) (string, error) {
-	_, err := svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "host", Name: "Host", PlanID: catalog.PlanStarter})
+func seed(ctx context.Context, svc *tenancy.Services) (string, error) {
+	_, err := svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "host", Name: "Host", PlanID: catalog.PlanStarter})
 	if errors.Is(err, tenancy.ErrConflict) {
 		return "", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	if _, err := svc.CreateUser(ctx, tenancy.CreateUserInput{Email: "host@example.com", Name: "Host"}); err != nil {
+	if _, err := svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "host@example.com", Name: "Host"}); err != nil {
 		return "", err
 	}
-	if _, err := svc.AddMember(ctx, "host", "host@example.com", tenancy.RoleOwner); err != nil {
+	if _, err := svc.Members.Add(ctx, "host", "host@example.com", tenancy.RoleOwner); err != nil {
 		return "", err
 	}
-	_, key, err := keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: "host@example.com", Scopes: tenancy.Scopes()})
+	_, key, err := svc.Keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: "host@example.com", Scopes: tenancy.Scopes()})
 	return key, err
 }

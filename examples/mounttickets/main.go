@@ -31,7 +31,6 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 // sessions is the host's own session store: session token → user email.
@@ -39,7 +38,7 @@ type sessions map[string]string
 
 // hostApp is the whole integration: tenantkit's tickets at /support/, the
 // host's own pages beside them.
-func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *tenancy.Directory, error) {
+func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *tenancy.Services, error) {
 	if _, err := tenantkit.Migrate(ctx, db); err != nil {
 		return nil, nil, err
 	}
@@ -69,7 +68,7 @@ func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *ten
 	mux.Handle("/support/", http.StripPrefix("/support", api.GroupHandler(httpapi.GroupSupport)))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("host home\n")) })
 	// The host's cookie is ambient: cross-origin browser writes are refused.
-	return http.NewCrossOriginProtection().Handler(mux), tenancy.NewDirectory(bunstore.New(db), catalog.Default()), nil
+	return http.NewCrossOriginProtection().Handler(mux), app.Tenancy, nil
 }
 
 func main() {
@@ -122,13 +121,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 }
 
 // seed gives the demo user a tenant to file tickets in.
-func seed(ctx context.Context, svc *tenancy.Directory, email string) error {
-	if _, err := svc.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "host", Name: "Host Inc", PlanID: catalog.PlanStarter}); err != nil {
+func seed(ctx context.Context, svc *tenancy.Services, email string) error {
+	if _, err := svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "host", Name: "Host Inc", PlanID: catalog.PlanStarter}); err != nil {
 		return err
 	}
-	if _, err := svc.CreateUser(ctx, tenancy.CreateUserInput{Email: email, Name: "Ann"}); err != nil {
+	if _, err := svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: email, Name: "Ann"}); err != nil {
 		return err
 	}
-	_, err := svc.AddMember(ctx, "host", email, tenancy.RoleMember)
+	_, err := svc.Members.Add(ctx, "host", email, tenancy.RoleMember)
 	return err
 }

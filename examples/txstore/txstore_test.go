@@ -161,7 +161,7 @@ func TestCreateTicketOverHTTP(t *testing.T) {
 		if _, err := ten.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "ann@host.example", Name: "Ann"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ten.Directory.AddMember(ctx, "acme", "ann@host.example", tenancy.RoleOwner); err != nil {
+		if _, err := ten.Members.Add(ctx, "acme", "ann@host.example", tenancy.RoleOwner); err != nil {
 			t.Fatal(err)
 		}
 		_, key, err := ten.Keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: "ann@host.example", Tenant: "acme",

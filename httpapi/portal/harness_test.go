@@ -54,7 +54,7 @@ func newEnv(t *testing.T, db *bun.DB, app *tenantkit.App) *env {
 		if _, err := dir.CreateUser(ctx, tenancy.CreateUserInput{Email: u.email, Name: strings.Split(u.email, "@")[0]}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := dir.AddMember(ctx, u.tenant, u.email, u.role); err != nil {
+		if _, err := app.Tenancy.Members.Add(ctx, u.tenant, u.email, u.role); err != nil {
 			t.Fatal(err)
 		}
 	}

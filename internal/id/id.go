@@ -14,6 +14,7 @@ const (
 	Tenant        = "ten"
 	User          = "usr"
 	APIKey        = "key"
+	OperatorKey   = "opk"
 	Invoice       = "inv"
 	Ticket        = "tkt"
 	Comment       = "cmt"

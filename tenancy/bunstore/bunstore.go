@@ -1,6 +1,7 @@
 // Package bunstore is tenancy's persistence on Postgres or SQLite through
-// Bun: one Store implementing every store interface of package tenancy
-// and contract.Store, on the tables its migrations create. Every query
+// Bun: one Store implementing every store interface of package tenancy,
+// contract.Store and operator.KeyStore, on the tables its migrations
+// create. Every query
 // runs on the transaction the context carries (database.Conn), which is
 // how a service's Transactor and the other domains' stores share it.
 package bunstore
@@ -16,6 +17,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/tenancy/operator"
 )
 
 // Store is tenancy's store on Postgres or SQLite.
@@ -25,11 +27,14 @@ type Store struct {
 
 var (
 	_ tenancy.DirectoryStore    = (*Store)(nil)
+	_ tenancy.MemberStore       = (*Store)(nil)
+	_ tenancy.IndexStore        = (*Store)(nil)
 	_ tenancy.KeyStore          = (*Store)(nil)
 	_ tenancy.EntitlementStore  = (*Store)(nil)
 	_ tenancy.ModuleStore       = (*Store)(nil)
 	_ tenancy.NotificationStore = (*Store)(nil)
 	_ contract.Store            = (*Store)(nil)
+	_ operator.KeyStore         = (*Store)(nil)
 )
 
 // New returns the Store on db. Apply Migrations first.
@@ -37,7 +42,7 @@ func New(db bun.IDB) *Store { return &Store{db: db} }
 
 // Stores returns s as every store tenancy.New needs.
 func (s *Store) Stores() tenancy.Stores {
-	return tenancy.Stores{Directory: s, Keys: s, Entitlements: s, Modules: s, Notifications: s}
+	return tenancy.Stores{Directory: s, Members: s, Index: s, Keys: s, Entitlements: s, Modules: s, Notifications: s}
 }
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }

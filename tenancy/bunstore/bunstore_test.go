@@ -23,10 +23,13 @@ func TestStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		newBackend := func(*testing.T) tenancytest.Backend {
 			s := bunstore.New(db)
-			return tenancytest.Backend{DirectoryStore: s, KeyStore: s, EntitlementStore: s, ModuleStore: s,
-				NotificationStore: s, Contracts: s, Tx: database.NewTransactor(db)}
+			return tenancytest.Backend{DirectoryStore: s, MemberStore: s, IndexStore: s, KeyStore: s, EntitlementStore: s, ModuleStore: s,
+				NotificationStore: s, Contracts: s, OperatorKeys: s, Tx: database.NewTransactor(db)}
 		}
 		t.Run("Directory", func(t *testing.T) { tenancytest.RunDirectory(t, newBackend) })
+		t.Run("Members", func(t *testing.T) { tenancytest.RunMembers(t, newBackend) })
+		t.Run("Index", func(t *testing.T) { tenancytest.RunIndex(t, newBackend) })
+		t.Run("OperatorKeys", func(t *testing.T) { tenancytest.RunOperatorKeys(t, newBackend) })
 		t.Run("Keys", func(t *testing.T) { tenancytest.RunKeys(t, newBackend) })
 		t.Run("Entitlements", func(t *testing.T) { tenancytest.RunEntitlements(t, newBackend) })
 		t.Run("Modules", func(t *testing.T) { tenancytest.RunModules(t, newBackend) })

@@ -44,11 +44,14 @@ type membershipRow struct {
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
-// CreateTenant implements tenancy.DirectoryStore.
+// CreateTenant implements tenancy.DirectoryStore. ON CONFLICT DO NOTHING,
+// rather than catching the unique violation, keeps the caller's Postgres
+// transaction usable when the slug is taken (an operator's create under
+// an Idempotency-Key runs in one, which must still store the 409).
 func (s *Store) CreateTenant(ctx context.Context, t tenancy.Tenant) error {
 	row := tenantRow{ID: t.ID, Slug: t.Slug, Name: t.Name, PlanID: t.PlanID, Seats: t.Seats, CreatedAt: t.CreatedAt}
-	_, err := s.conn(ctx).NewInsert().Model(&row).Exec(ctx)
-	return translate(err)
+	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
+	return affected(res, err, tenancy.ErrConflict)
 }
 
 // Tenant implements tenancy.DirectoryStore.
@@ -65,11 +68,12 @@ func (s *Store) TenantBySlug(ctx context.Context, slug string) (tenancy.Tenant, 
 	return row.tenant(), translate(err)
 }
 
-// CreateUser implements tenancy.DirectoryStore.
+// CreateUser implements tenancy.DirectoryStore, with ON CONFLICT DO
+// NOTHING as CreateTenant.
 func (s *Store) CreateUser(ctx context.Context, u tenancy.User) error {
 	row := userRow{ID: u.ID, Email: u.Email, Name: u.Name, CreatedAt: u.CreatedAt}
-	_, err := s.conn(ctx).NewInsert().Model(&row).Exec(ctx)
-	return translate(err)
+	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
+	return affected(res, err, tenancy.ErrConflict)
 }
 
 // User implements tenancy.DirectoryStore.
@@ -86,11 +90,13 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (tenancy.User, er
 	return row.user(), translate(err)
 }
 
-// AddMembership implements tenancy.DirectoryStore.
+// AddMembership implements tenancy.DirectoryStore, with ON CONFLICT DO
+// NOTHING as CreateTenant. (An unknown tenant or user still fails its
+// foreign key; Members.Add has found both before.)
 func (s *Store) AddMembership(ctx context.Context, m tenancy.Membership) error {
 	row := membershipRow{TenantID: m.TenantID, UserID: m.UserID, Role: string(m.Role), CreatedAt: m.CreatedAt}
-	_, err := s.conn(ctx).NewInsert().Model(&row).Exec(ctx)
-	return translate(err)
+	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
+	return affected(res, err, tenancy.ErrConflict)
 }
 
 // Membership implements tenancy.DirectoryStore.

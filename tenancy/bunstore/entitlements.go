@@ -180,3 +180,10 @@ func (s *Store) SetLimitOverride(ctx context.Context, tenantID, feature string, 
 		On("CONFLICT (tenant_id, feature) DO UPDATE").Set("lim = EXCLUDED.lim").Exec(ctx)
 	return translate(err)
 }
+
+// DeleteLimitOverride implements tenancy.EntitlementStore.
+func (s *Store) DeleteLimitOverride(ctx context.Context, tenantID, feature string) error {
+	_, err := database.ForTenant(s.conn(ctx).NewDelete().Model((*limitRow)(nil)), tenantID).
+		Where("feature = ?", feature).Exec(ctx)
+	return translate(err)
+}

@@ -139,7 +139,7 @@ func (e *env) mustMember(tb testing.TB, tenantID string, role tenancy.Role) tena
 	if err != nil {
 		tb.Fatalf("CreateUser: %v", err)
 	}
-	if _, err := e.ten.Directory.AddMember(ctx, tenantID, u.Email, role); err != nil {
+	if _, err := e.ten.Members.Add(ctx, tenantID, u.Email, role); err != nil {
 		tb.Fatalf("AddMember: %v", err)
 	}
 	return u
@@ -217,7 +217,7 @@ func mustUser(tb testing.TB, ten *tenancy.Services) tenancy.User {
 
 func mustMember(tb testing.TB, ten *tenancy.Services, tenantID string, u tenancy.User, role tenancy.Role) {
 	tb.Helper()
-	if _, err := ten.Directory.AddMember(context.Background(), tenantID, u.Email, role); err != nil {
+	if _, err := ten.Members.Add(context.Background(), tenantID, u.Email, role); err != nil {
 		tb.Fatalf("AddMember(%s, %s, %s): %v", tenantID, u.Email, role, err)
 	}
 }

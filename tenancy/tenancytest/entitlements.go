@@ -208,10 +208,15 @@ func testLimitOverrides(t *testing.T, s Backend) {
 		{"NilIsUnlimited", featureB, nil, map[string]*int64{featureA: &five, featureB: nil}},
 		{"Replace", featureA, &seven, map[string]*int64{featureA: &seven, featureB: nil}},
 		{"ReplaceWithUnlimited", featureA, nil, map[string]*int64{featureA: nil, featureB: nil}},
+		{"Delete", featureB, nil, map[string]*int64{featureA: nil}},
+		{"DeleteAbsent", featureB, nil, map[string]*int64{featureA: nil}},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
-			if st.feature != "" {
+			switch {
+			case strings.HasPrefix(st.name, "Delete"):
+				wantErr(t, "DeleteLimitOverride", s.DeleteLimitOverride(ctx, tenant.ID, st.feature), nil)
+			case st.feature != "":
 				wantErr(t, "SetLimitOverride", s.SetLimitOverride(ctx, tenant.ID, st.feature, st.limit), nil)
 			}
 			got, err := s.LimitOverrides(ctx, tenant.ID)

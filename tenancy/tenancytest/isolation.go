@@ -56,6 +56,9 @@ func testEntitlementIsolation(t *testing.T, s Backend) {
 			t.Fatalf("A's overrides: got %s, want none", showLimits(got))
 		}
 	})
+	t.Run("DeleteLimitOverride", func(t *testing.T) {
+		wantErr(t, "DeleteLimitOverride(A)", s.DeleteLimitOverride(ctx, a.ID, featureA), nil)
+	})
 	t.Run("BUnchanged", func(t *testing.T) {
 		used, err := s.Usage(ctx, b.ID, featureA, periodA)
 		wantErr(t, "Usage(B)", err, nil)
@@ -136,6 +139,43 @@ func testNotificationIsolation(t *testing.T, s Backend) {
 		wantErr(t, "UnreadNotifications(A)", err, nil)
 		if unread != 0 {
 			t.Fatalf("A's unread notifications: got %d, want 0 (B's are not A's)", unread)
+		}
+	})
+}
+
+// testMemberIsolation: B's members are neither listed, counted, changed
+// nor removed through A.
+func testMemberIsolation(t *testing.T, s Backend) {
+	ctx := t.Context()
+	a, b := mustTenant(t, s), mustTenant(t, s)
+	userB := mustUser(t, s)
+	mustMember(t, s, b.ID, userB.ID, tenancy.RoleOwner)
+
+	t.Run("Members", func(t *testing.T) {
+		got, _, err := s.Members(ctx, a.ID, tenancy.MemberFilter{Limit: 10})
+		wantErr(t, "Members(A)", err, nil)
+		if len(got) != 0 {
+			t.Fatalf("A's members: got %+v, want none", got)
+		}
+	})
+	t.Run("CountMembers", func(t *testing.T) {
+		n, err := s.CountMembers(ctx, a.ID, "")
+		wantErr(t, "CountMembers(A)", err, nil)
+		if n != 0 {
+			t.Fatalf("A's member count: got %d, want 0", n)
+		}
+	})
+	t.Run("SetMemberRole", func(t *testing.T) {
+		wantErr(t, "SetMemberRole(A, B's member)", s.SetMemberRole(ctx, a.ID, userB.ID, tenancy.RoleMember), tenancy.ErrNotFound)
+	})
+	t.Run("RemoveMember", func(t *testing.T) {
+		wantErr(t, "RemoveMember(A, B's member)", s.RemoveMember(ctx, a.ID, userB.ID), tenancy.ErrNotFound)
+	})
+	t.Run("BUnchanged", func(t *testing.T) {
+		m, err := s.Membership(ctx, b.ID, userB.ID)
+		wantErr(t, "Membership(B)", err, nil)
+		if m.Role != tenancy.RoleOwner {
+			t.Fatalf("B's member after A's changes: role %s, want owner", m.Role)
 		}
 	})
 }

@@ -1,7 +1,8 @@
 // Package tenancytest is the conformance suite of tenancy's store
 // interfaces, one suite function per interface: RunDirectory (for
-// tenancy.DirectoryStore), RunKeys, RunEntitlements, RunModules,
-// RunNotifications, and RunContracts (for contract.Store). Every
+// tenancy.DirectoryStore), RunMembers, RunIndex, RunKeys,
+// RunEntitlements, RunModules, RunNotifications, RunContracts (for
+// contract.Store) and RunOperatorKeys (for operator.KeyStore). Every
 // implementation runs them against a real backend, so that the services
 // can rely on what the interfaces document, whatever sits behind them:
 //
@@ -23,6 +24,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/tenancy/operator"
 )
 
 // Backend is one implementation of tenancy's stores, on one database,
@@ -34,6 +36,8 @@ import (
 // suite does not use may be left nil.
 type Backend struct {
 	tenancy.DirectoryStore
+	tenancy.MemberStore
+	tenancy.IndexStore
 	tenancy.KeyStore
 	tenancy.EntitlementStore
 	tenancy.ModuleStore
@@ -41,6 +45,8 @@ type Backend struct {
 	// Contracts keeps contract terms and change requests; RunContracts
 	// checks it, and EntitlementState reads the add-ons it writes.
 	Contracts contract.Store
+	// OperatorKeys keeps operator API keys; RunOperatorKeys checks it.
+	OperatorKeys operator.KeyStore
 	// Tx runs the transactions the stores must join.
 	Tx tenancy.Transactor
 }
