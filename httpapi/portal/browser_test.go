@@ -15,6 +15,7 @@ import (
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // browser starts headless Chromium for one test, failing the test on any
@@ -75,15 +76,23 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// docShots are the screenshots docs/portal.md shows.
+var docShots = map[string]bool{"portal-dashboard": true, "portal-invoice-new": true, "portal-invoice": true,
+	"portal-ticket": true, "portal-375-ticket": true}
+
 // screenshot saves the page under the test's temp dir (and, with
-// TENANTKIT_SCREENSHOTS=dir, there too, for the docs).
+// TENANTKIT_SCREENSHOTS=dir, the ones the docs show there too).
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	var png []byte
 	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{t.TempDir(), os.Getenv("TENANTKIT_SCREENSHOTS")} {
+	dirs := []string{t.TempDir()}
+	if docs := os.Getenv("TENANTKIT_SCREENSHOTS"); docs != "" && docShots[name] {
+		dirs = append(dirs, docs)
+	}
+	for _, dir := range dirs {
 		if dir == "" {
 			continue
 		}
@@ -108,6 +117,12 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	var text string
+	for _, title := range []string{"Invoice INV-0007 is overdue", "Module support.sla switched on"} {
+		if _, err := app.Tenancy.Notifications.Notify(context.Background(), e.acme.ID,
+			tenancy.NewNotification{Type: "portal.demo", Title: title, Body: "See the details in the portal."}); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	run("sign in", chromedp.Navigate(e.link(t, "alice@acme.test", "acme")),
 		chromedp.Click(`button[type=submit]`, chromedp.ByQuery),
@@ -116,6 +131,12 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("after sign-in: h1 %q", text)
 	}
 	screenshot(t, ctx, "portal-dashboard")
+	run("mark a notification read", chromedp.Click(`.notes form button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//p[@class="flash" and contains(., "marked read")]`, chromedp.BySearch),
+		chromedp.Text(`#nav-notifications`, &text, chromedp.ByID))
+	if text != "Notifications (1 unread)" {
+		t.Fatalf("after marking one read the navigation says %q", text)
+	}
 
 	run("new invoice", chromedp.Navigate(e.srv.URL+"/portal/invoices/new"),
 		chromedp.SendKeys(`#customer-name`, "Ada Lovelace", chromedp.ByID),
@@ -137,6 +158,8 @@ func TestBrowser(t *testing.T) {
 	if text != "open" {
 		t.Fatalf("status after finalize %q", text)
 	}
+	var invoiceURL string
+	run("invoice address", chromedp.Location(&invoiceURL))
 	screenshot(t, ctx, "portal-invoice")
 
 	run("ticket", chromedp.Navigate(e.srv.URL+"/portal/tickets/new"),
@@ -147,6 +170,16 @@ func TestBrowser(t *testing.T) {
 	if text != "Export fails" {
 		t.Fatalf("ticket subject %q", text)
 	}
+	var ticketURL string
+	run("comment", chromedp.Location(&ticketURL),
+		chromedp.SendKeys(`#body`, "It happens with every file over 1000 rows.", chromedp.ByID),
+		chromedp.Click(`#add-comment`, chromedp.ByID),
+		chromedp.WaitVisible(`//p[@class="flash" and contains(., "comment")]`, chromedp.BySearch),
+		chromedp.Text(`.thread .comment-requester .comment-body`, &text, chromedp.ByQuery))
+	if text != "It happens with every file over 1000 rows." {
+		t.Fatalf("comment in the thread %q", text)
+	}
+	screenshot(t, ctx, "portal-ticket")
 
 	var before, after string
 	run("toggle module", chromedp.Navigate(e.srv.URL+"/portal/modules"),
@@ -168,4 +201,21 @@ func TestBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "portal-csrf-refused")
 
+
+	// At phone width (375 px) no main page scrolls sideways.
+	run("phone width", chromedp.EmulateViewport(375, 812))
+	for _, p := range []struct{ name, url string }{
+		{"dashboard", e.srv.URL + "/portal/"},
+		{"invoices", e.srv.URL + "/portal/invoices"},
+		{"invoice", strings.Split(invoiceURL, "?")[0]},
+		{"ticket", strings.Split(ticketURL, "?")[0]},
+	} {
+		var width int
+		run(p.name+" at 375 px", chromedp.Navigate(p.url), chromedp.WaitVisible(`main h1`, chromedp.ByQuery),
+			chromedp.Evaluate(`document.documentElement.scrollWidth`, &width))
+		if width > 375 {
+			t.Errorf("%s at 375 px is %d px wide: it scrolls sideways", p.name, width)
+		}
+		screenshot(t, ctx, "portal-375-"+p.name)
+	}
 }

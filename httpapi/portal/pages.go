@@ -58,6 +58,31 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request, rq *request)
 	return h.render(w, r, rq, http.StatusOK, "dashboard", "Dashboard", d)
 }
 
+// markRead marks one of the tenant's notifications read (another
+// tenant's, or no notification, is a 404 page).
+func (h *Handler) markRead(w http.ResponseWriter, r *http.Request, rq *request) error {
+	id := r.PathValue("id")
+	if !strings.HasPrefix(id, "ntf_") || len(id) > 64 {
+		return tenancy.ErrNotFound
+	}
+	if _, err := h.cfg.Notifications.MarkRead(r.Context(), rq.membership.TenantID, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, h.cfg.BasePath+"/?done=read", http.StatusSeeOther)
+	return nil
+}
+
+// markAllRead marks the tenant's unread notifications read, up to the
+// newest the dashboard showed (up_to), so that what arrived since stays
+// unread.
+func (h *Handler) markAllRead(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if _, err := h.cfg.Notifications.MarkAllRead(r.Context(), rq.membership.TenantID, r.PostForm.Get("up_to")); err != nil {
+		return err
+	}
+	http.Redirect(w, r, h.cfg.BasePath+"/?done=allread", http.StatusSeeOther)
+	return nil
+}
+
 // moduleRow is one module on the modules page.
 type moduleRow struct {
 	ID, Name, Description string

@@ -31,9 +31,10 @@ import (
 // The services the pages call, each declared as the methods they use. The
 // domain services implement them (tenantkit.New wires them).
 var (
-	_ Invoices  = (*billing.Service)(nil)
-	_ Tickets   = (*support.Service)(nil)
-	_ Contracts = (*contract.Service)(nil)
+	_ Invoices      = (*billing.Service)(nil)
+	_ Tickets       = (*support.Service)(nil)
+	_ Contracts     = (*contract.Service)(nil)
+	_ Notifications = (*tenancy.Notifications)(nil)
 )
 
 // Directory finds users and tenants and remembers a session's active
@@ -59,10 +60,13 @@ type Modules interface {
 	Toggle(ctx context.Context, tenantID string, role tenancy.Role, module string, enabled bool) (tenancy.ModuleState, bool, error)
 }
 
-// Notifications lists a tenant's notifications. *tenancy.Notifications
-// implements it.
+// Notifications lists a tenant's notifications, counts the unread ones and
+// marks them read. *tenancy.Notifications implements it.
 type Notifications interface {
 	List(ctx context.Context, tenantID string, f tenancy.NotificationFilter) ([]tenancy.Notification, bool, error)
+	UnreadCount(ctx context.Context, tenantID string) (int64, error)
+	MarkRead(ctx context.Context, tenantID, notificationID string) (tenancy.Notification, error)
+	MarkAllRead(ctx context.Context, tenantID, upTo string) (int64, error)
 }
 
 // Invoices keeps a tenant's invoices. *billing.Service implements it;
@@ -81,6 +85,10 @@ type Tickets interface {
 	List(ctx context.Context, tenantID string, f support.ListFilter) ([]support.Ticket, bool, error)
 	Create(ctx context.Context, tenantID string, requester support.Requester, in support.CreateTicketInput) (support.Ticket, error)
 	Get(ctx context.Context, tenantID, ticketID string) (support.Ticket, error)
+	Update(ctx context.Context, tenantID, ticketID string, in support.UpdateTicketInput) (support.Ticket, error)
+	Comments(ctx context.Context, tenantID, ticketID string, f support.CommentFilter) ([]support.Comment, bool, error)
+	AddComment(ctx context.Context, tenantID, ticketID string, by support.Requester, in support.CommentInput) (support.Comment, error)
+	Rate(ctx context.Context, tenantID, ticketID string, by support.Rater, in support.RatingInput) (support.Satisfaction, error)
 }
 
 // Contracts takes contract change requests and previews their invoice.

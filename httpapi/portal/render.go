@@ -104,18 +104,22 @@ func percent(usage int64, limit *int64) int64 {
 
 // view is what every page template gets.
 type view struct {
-	Title     string
-	Nav       string
-	CSRF      string
-	User      *tenancy.User
-	Tenant    tenancy.Tenant
-	Role      tenancy.Role
-	Tenants   []tenancy.TenantMembership
-	Can       map[string]bool
-	Flash     string
-	Errors    map[string]string
-	FormError string
-	Data      any
+	Title   string
+	Nav     string
+	CSRF    string
+	User    *tenancy.User
+	Tenant  tenancy.Tenant
+	Role    tenancy.Role
+	Tenants []tenancy.TenantMembership
+	Can     map[string]bool
+	Flash   string
+	// Unread counts the tenant's unread notifications, for the
+	// navigation; ShowUnread says whether the member may see them.
+	Unread     int64
+	ShowUnread bool
+	Errors     map[string]string
+	FormError  string
+	Data       any
 }
 
 // navOf maps a page to the navigation entry it belongs to.
@@ -151,6 +155,15 @@ func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, rq *request
 			for _, p := range tenancy.Permissions() {
 				v.Can[string(p)] = rq.can(p)
 			}
+			if rq.membership.TenantID != "" && rq.can(tenancy.PermNotificationsRead) {
+				n, err := h.cfg.Notifications.UnreadCount(r.Context(), rq.membership.TenantID)
+				if err != nil {
+					// The page itself may be the report of this failure: show it without the count.
+					h.cfg.Logger.Error().Err(err).Msg("portal: count unread notifications")
+				} else {
+					v.Unread, v.ShowUnread = n, true
+				}
+			}
 		}
 	}
 	if err != nil {
@@ -185,6 +198,11 @@ func flashText(done string) string {
 		"toggled":   "The module is switched.",
 		"submitted": "Your request is submitted.",
 		"cancelled": "The request is cancelled.",
+		"commented": "Your comment is added.",
+		"moved":     "The ticket's status is changed.",
+		"rated":     "Thank you: your rating is recorded.",
+		"read":      "The notification is marked read.",
+		"allread":   "All notifications are marked read.",
 	}[done]
 }
 
