@@ -36,6 +36,7 @@ func routePath(pattern string) string {
 		"/api/v1/collections/invoices/{id}", "/api/v1/collections/invoices/"+id.New(id.Invoice),
 		"/api/tickets/{id}", "/api/tickets/"+id.New(id.Ticket),
 		"/api/contract-requests/{id}", "/api/contract-requests/"+id.New(id.Contract),
+		"/api/tenant/notifications/{id}", "/api/tenant/notifications/"+id.New(id.Notification),
 		"{user_id}", id.New(id.User),
 		"{feature}", "seats",
 	).Replace(pattern)

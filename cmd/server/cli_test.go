@@ -75,6 +75,7 @@ func TestCLIErrors(t *testing.T) {
 	mustCLIJSON(t, url, "tenant", "create", "--slug", "acme", "--name", "Acme", "--plan", "starter")
 	mustCLIJSON(t, url, "user", "create", "--email", "ann@acme.test", "--name", "Ann")
 	mustCLIJSON(t, url, "member", "add", "--tenant", "acme", "--email", "ann@acme.test", "--role", "owner")
+	mustCLIJSON(t, url, "user", "create", "--email", "bob@elsewhere.test", "--name", "Bob")
 	event := writeFile(t, specPayload)
 	tests := []struct {
 		name     string
@@ -100,7 +101,7 @@ func TestCLIErrors(t *testing.T) {
 		{"APIKeyBadScope", []string{"apikey", "create", "--email", "ann@acme.test", "--scopes", "admin"}, codeInvalid, "scope"},
 		{"LoginLinkNoEmail", []string{"login-link"}, codeUsage, "--email"},
 		{"LoginLinkUnknownUser", []string{"login-link", "--email", "nobody@acme.test"}, codeNotFound, ""},
-		{"LoginLinkNotMember", []string{"login-link", "--email", "ann@acme.test", "--tenant", "acme"}, codeFailed, "not a member"},
+		{"LoginLinkNotMember", []string{"login-link", "--email", "bob@elsewhere.test", "--tenant", "acme"}, codeFailed, "not a member"},
 		{"APIKeyUnknownUser", []string{"apikey", "create", "--email", "nobody@acme.test", "--scopes", "tickets:read"}, codeNotFound, ""},
 		{"RevokeNoID", []string{"apikey", "revoke"}, codeUsage, "KEY_ID"},
 		{"RevokeUnknown", []string{"apikey", "revoke", "key_nope"}, codeNotFound, ""},
