@@ -34,7 +34,7 @@ import (
 // A host may replace a service after New, for instance Support with one on
 // a store of its own (examples/txstore); HTTPConfig serves what the fields
 // hold when it is called. The other services keep what New gave them:
-// Webhooks applies payments with the Billing that New built.
+// Webhooks applies payments with the Payments that New built.
 type App struct {
 	// Catalog holds the plans and modules the tenants' contracts are on.
 	Catalog *catalog.Catalog
@@ -44,9 +44,13 @@ type App struct {
 	// Contracts keeps the tenants' contract terms and change requests, and
 	// previews the platform's next invoice to a tenant.
 	Contracts *contract.Service
-	// Billing keeps the tenants' invoices to their customers, with the
-	// payments and refunds applied to them.
+	// Billing keeps the tenants' invoices to their customers and their
+	// lifecycle.
 	Billing *billing.Service
+	// Payments keeps the money on those invoices: the payments and
+	// refunds the provider reports or the tenant records, and each
+	// invoice's ledger of them.
+	Payments *billing.Ledger
 	// Support keeps the tenants' tickets.
 	Support *support.Service
 	// Webhooks records and applies the payment provider's events.
@@ -65,14 +69,17 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 	tx := NewTransactor(db)
 	tenants := tenancystore.New(db)
 	ten := tenancy.New(tenants.Stores(), tx, cat)
-	bil := billing.NewService(billingstore.New(db), ten.Entitlements, tx)
+	bills := billingstore.New(db)
+	bil := billing.NewService(bills, ten.Entitlements, tx)
+	pay := billing.NewLedger(bil, bills)
 	return &App{
 		Catalog:     cat,
 		Tenancy:     ten,
 		Contracts:   contract.NewService(tenants, ten.Entitlements, ten.Notifications, tx, cat),
 		Billing:     bil,
+		Payments:    pay,
 		Support:     support.NewService(supportstore.New(db), ten.Entitlements, tx),
-		Webhooks:    webhook.NewService(webhookstore.New(db), bil, ten.Notifications, tx),
+		Webhooks:    webhook.NewService(webhookstore.New(db), pay, ten.Notifications, tx),
 		db:          db,
 		idempotency: idempotency.New(db),
 	}, nil
@@ -93,6 +100,7 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Contracts:     a.Contracts,
 		Catalog:       a.Catalog,
 		Billing:       a.Billing,
+		Payments:      a.Payments,
 		Support:       a.Support,
 		Webhooks:      a.Webhooks,
 		Idempotency:   a.idempotency,

@@ -65,7 +65,7 @@ type TransitionError struct {
 	// Status is the invoice's status at the time.
 	Status Status
 	// Action is what was refused: "finalize", "void", "mark uncollectible",
-	// "apply payment", "apply refund".
+	// "edit", "delete", "apply payment", "apply refund", "record a payment".
 	Action string
 }
 

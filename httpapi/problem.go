@@ -79,6 +79,11 @@ type Problem struct {
 	Limit    *int64     `json:"limit,omitempty"`
 	Usage    *int64     `json:"usage,omitempty"`
 	ResetsAt *time.Time `json:"resets_at,omitempty"`
+
+	// CurrentStatus is an extension member of a conflict that refused a
+	// move the resource's status does not allow (an invoice's
+	// *billing.TransitionError): the status it is in.
+	CurrentStatus string `json:"current_status,omitempty"`
 }
 
 // NewProblem returns a problem with the given HTTP status, problem code and
@@ -298,6 +303,10 @@ func mapError(err error, table []errorMapping) *Problem {
 			if m.code == CodeEntitlementLimitExceeded && errors.As(err, &le) {
 				limit, usage, resetsAt := le.Limit, le.Usage, le.ResetsAt.UTC()
 				p.Limit, p.Usage, p.ResetsAt = &limit, &usage, &resetsAt
+			}
+			var te *billing.TransitionError
+			if m.code == CodeConflict && errors.As(err, &te) {
+				p.CurrentStatus = string(te.Status)
 			}
 			return p
 		}

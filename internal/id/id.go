@@ -15,6 +15,7 @@ const (
 	User          = "usr"
 	APIKey        = "key"
 	Invoice       = "inv"
+	Payment       = "pay"
 	Ticket        = "tkt"
 	Contract      = "ccr"
 	Notification  = "ntf"
