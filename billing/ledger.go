@@ -165,9 +165,9 @@ type RecordPaymentInput struct {
 // amount_due down, paid with paid_at once nothing is due), and an entry
 // with source manual in the invoice's ledger, in one transaction under the
 // invoice's lock. Unlike a provider's payment, which reports money that
-// has already moved, a manual one may not pay more than is due: two
-// concurrent payments of the whole amount due give one payment and one
-// refusal.
+// has already moved, a manual one may not pay more than is due: of two
+// concurrent payments of the whole amount due, one is booked and the other
+// refused (a *TransitionError: the invoice is paid by then).
 //
 // Errors: *InvalidError ("amount" out of range or past amount_due,
 // "currency" not the invoice's, "method", "reference", "received_at");

@@ -81,7 +81,7 @@ func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response)
 		t.Errorf("%s: lacks the required X-Request-ID header", name)
 	}
 	status, _ := strconv.Atoi(code)
-	if status == http.StatusNotModified || (status == 0 && len(r.Content) == 0) {
+	if status == http.StatusNotModified || (status == http.StatusNoContent || status == 0) && len(r.Content) == 0 {
 		return
 	}
 	want := "application/json"
