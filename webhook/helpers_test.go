@@ -73,6 +73,16 @@ func (e *dbEnv) mustGet(tb testing.TB, invoiceID string) billing.Invoice {
 	return inv
 }
 
+// ledger returns the ledger of the tenant's invoice, newest first.
+func (e *dbEnv) ledger(tb testing.TB, invoiceID string) []billing.Payment {
+	tb.Helper()
+	page, _, err := e.payments.Payments(context.Background(), e.tenantID, invoiceID, billing.PaymentFilter{Limit: billing.MaxListLimit})
+	if err != nil {
+		tb.Fatalf("ledger: %v", err)
+	}
+	return page
+}
+
 // notifications returns the tenant's notifications, newest first.
 func (e *dbEnv) notifications(tb testing.TB) []tenancy.Notification {
 	tb.Helper()
