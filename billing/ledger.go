@@ -216,7 +216,7 @@ func validateRecord(in RecordPaymentInput, now time.Time) (Payment, error) {
 		f.OneOf("method", Methods()...)
 	}
 	f.Text("reference", in.Reference, false, MaxReferenceLen)
-	received := now
+	var received time.Time // zero: when the payment is booked (complete)
 	if in.ReceivedAt != nil {
 		received = in.ReceivedAt.UTC().Truncate(time.Microsecond)
 		if received.After(now) {

@@ -179,13 +179,15 @@ func (l *Ledger) applyMoneyByID(ctx context.Context, invoiceID string, p Provide
 	if !id.Valid(id.Invoice, invoiceID) {
 		return Invoice{}, ErrNotFound
 	}
-	var found, inv Invoice
+	var (
+		found, inv Invoice
+		now        time.Time // when the invoice was locked
+	)
 	err := l.svc.join(ctx, func(ctx context.Context) error {
-		now := l.svc.clock()
 		e, eerr := p.entry(kind)
 		var err error
 		inv, err = l.svc.store.UpdateInvoiceByID(ctx, invoiceID, func(inv *Invoice) error {
-			found = *inv
+			found, now = *inv, l.svc.clock()
 			if p.Amount < 1 || p.Amount > MaxAmount {
 				return outOfRange("amount", "must be between 1 and %d", int64(MaxAmount))
 			}

@@ -37,7 +37,10 @@ type Entitlements interface {
 // back unwrapped so that errors.Is still matches it. Service runs each
 // operation that writes more than once through it, and its Store and
 // Entitlements must join the transaction the context carries:
-// tenantkit.NewTransactor gives the one the Bun stores join.
+// tenantkit.NewTransactor gives the one the Bun stores join. A Transactor
+// that also has JoinTx(ctx, fn) error, running fn on the transaction ctx
+// carries without a savepoint (tenantkit's has), saves the payment
+// provider's path (Ledger.ApplyPaymentByID) two round trips.
 type Transactor interface {
 	InTx(ctx context.Context, fn func(ctx context.Context) error) error
 }
