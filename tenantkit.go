@@ -36,8 +36,9 @@ import (
 // A host may replace a service after New, for instance Support with one on
 // a store of its own (examples/txstore); HTTPConfig serves what the fields
 // hold when it is called. The other services keep what New gave them:
-// Webhooks applies payments, and Dunning writes invoices off, with the
-// Billing that New built, and the Scheduler runs the Dunning New built.
+// Webhooks applies payments with the Payments that New built, Dunning
+// writes invoices off with the Billing that New built, and the Scheduler
+// runs the Dunning New built.
 type App struct {
 	// Catalog holds the plans and modules the tenants' contracts are on.
 	Catalog *catalog.Catalog
@@ -47,12 +48,16 @@ type App struct {
 	// Contracts keeps the tenants' contract terms and change requests, and
 	// previews the platform's next invoice to a tenant.
 	Contracts *contract.Service
-	// Billing keeps the tenants' invoices to their customers, with the
-	// payments and refunds applied to them.
+	// Billing keeps the tenants' invoices to their customers and their
+	// lifecycle.
 	Billing *billing.Service
 	// Dunning takes open invoices past their due date through the
 	// collection schedule: overdue, reminders, write-off. Scheduler runs it.
 	Dunning *billing.Dunning
+	// Payments keeps the money on those invoices: the payments and
+	// refunds the provider reports or the tenant records, and each
+	// invoice's ledger of them.
+	Payments *billing.Ledger
 	// Support keeps the tenants' tickets.
 	Support *support.Service
 	// Webhooks records and applies the payment provider's events.
@@ -82,14 +87,16 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 	ten := tenancy.New(tenants.Stores(), tx, cat)
 	invoices := billingstore.New(db)
 	bil := billing.NewService(invoices, ten.Entitlements, tx)
+	pay := billing.NewLedger(bil, invoices)
 	a := &App{
 		Catalog:     cat,
 		Tenancy:     ten,
 		Contracts:   contract.NewService(tenants, ten.Entitlements, ten.Notifications, tx, cat),
 		Billing:     bil,
+		Payments:    pay,
 		Dunning:     billing.NewDunning(bil, invoices, ten.Notifications),
 		Support:     support.NewService(supportstore.New(db), ten.Entitlements, ten.Notifications, tx),
-		Webhooks:    webhook.NewService(webhookstore.New(db), bil, ten.Notifications, tx),
+		Webhooks:    webhook.NewService(webhookstore.New(db), pay, ten.Notifications, tx),
 		Scheduler:   NewScheduler(),
 		Operators:   operator.NewKeys(tenants),
 		db:          db,
@@ -114,6 +121,7 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Contracts:     a.Contracts,
 		Catalog:       a.Catalog,
 		Billing:       a.Billing,
+		Payments:      a.Payments,
 		Support:       a.Support,
 		Webhooks:      a.Webhooks,
 		Operator:      a.operatorConfig(),

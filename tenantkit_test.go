@@ -34,7 +34,7 @@ func TestNew(t *testing.T) {
 			}
 			cfg := app.HTTPConfig()
 			if cfg.Directory == nil || cfg.Keys == nil || cfg.Entitlements == nil || cfg.Modules == nil ||
-				cfg.Notifications == nil || cfg.Catalog == nil || cfg.Billing == nil || cfg.Contracts == nil ||
+				cfg.Notifications == nil || cfg.Catalog == nil || cfg.Billing == nil || cfg.Payments == nil || cfg.Contracts == nil ||
 				cfg.Support == nil || cfg.Webhooks == nil || cfg.Idempotency == nil || cfg.Ready == nil {
 				t.Errorf("HTTPConfig leaves a service out: %+v", cfg)
 			}

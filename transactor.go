@@ -36,6 +36,14 @@ func (t Transactor) InTx(ctx context.Context, fn func(ctx context.Context) error
 	return t.tx.InTx(ctx, fn)
 }
 
+// JoinTx runs fn on the transaction ctx carries, without a savepoint, or
+// in a new transaction when ctx carries none. It is for work whose
+// failure fails the caller's transaction anyway: billing's webhook path
+// uses it to save the savepoint's two round trips.
+func (t Transactor) JoinTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return t.tx.JoinTx(ctx, fn)
+}
+
 // Conn returns the transaction ctx carries, or db when it carries none.
 // Run every query of a store on Conn(ctx, db) and the store joins the
 // transaction of whoever called it: a tenantkit service, a Transactor of

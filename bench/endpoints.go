@@ -66,6 +66,19 @@ var endpoints = []endpoint{
 			bearer(t, fx.randomTenant().Key)
 			jsonBody(t, map[string]any{})
 		}},
+	{Name: finalizeEndpoint, Method: http.MethodPost, Path: "/api/v1/collections/invoices/{id}/finalize", MinRatio: 0.90,
+		build: func(fx *fixture, t *vegeta.Target) {
+			d := fx.nextDraft()
+			bearer(t, d.Key)
+			t.URL = strings.Replace(t.URL, "{id}", d.ID, 1)
+		}},
+	{Name: "record payment", Method: http.MethodPost, Path: "/api/v1/collections/invoices/{id}/payments", MinRatio: 0.90,
+		build: func(fx *fixture, t *vegeta.Target) {
+			inv := fx.OpenInvoices[rand.IntN(len(fx.OpenInvoices))]
+			bearer(t, inv.Key)
+			t.URL = strings.Replace(t.URL, "{id}", inv.ID, 1)
+			jsonBody(t, map[string]any{"amount": 1, "method": "bank_transfer", "reference": "SEPA " + strconv.Itoa(rand.IntN(1e6))})
+		}},
 	{Name: "webhook ingest", Method: http.MethodPost, Path: "/api/webhooks/payment-provider", MinRatio: 0.85,
 		build: func(fx *fixture, t *vegeta.Target) {
 			inv := fx.OpenInvoices[rand.IntN(len(fx.OpenInvoices))]
@@ -97,6 +110,9 @@ var (
 			t.URL += "?limit=20&cursor=" + fx.DeepCursor
 		}}
 )
+
+// finalizeEndpoint names the row that consumes the pool of drafts.
+const finalizeEndpoint = "finalize invoice"
 
 // eventSeq numbers webhook events so that every delivery is new.
 var eventSeq atomic.Int64

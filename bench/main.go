@@ -161,6 +161,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if cfg.Quick {
 		size = quickSize
 	}
+	size.Drafts = draftPool(cfg)
 	t0 := time.Now()
 	fx, err := seed(ctx, dbURL, size)
 	if err != nil {

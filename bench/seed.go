@@ -9,7 +9,9 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +30,9 @@ type seedSize struct {
 	Notifications     int // per tenant
 	BigKeys           int // API keys of the big tenant, so that deep-page load stays under the per-key rate limit
 	DeepDepth         int // cursor depth of the deep-page measurement
+	// Drafts is the pool of unnumbered drafts the finalize endpoint
+	// consumes, one per request (set from the run's length: draftPool).
+	Drafts int
 }
 
 // fullSize is the realistic data set; quickSize a smoke-test one.
@@ -44,8 +49,9 @@ type benchTenant struct {
 	Key                  string // tk_… pinned to the tenant, every scope, owner role
 }
 
-// invoiceRef is an open invoice a webhook payment can be applied to.
-type invoiceRef struct{ ID, Currency string }
+// invoiceRef is a seeded invoice the load acts on (an open one a payment
+// can be applied to, a draft to finalize), with its tenant's key.
+type invoiceRef struct{ ID, Currency, Key string }
 
 // fixture is what the seed made that the load needs.
 type fixture struct {
@@ -55,6 +61,9 @@ type fixture struct {
 	DeepCursor   string   // ?cursor= after DeepDepth invoices of the big tenant
 	DeepDepth    int
 	OpenInvoices []invoiceRef
+	// Drafts are unnumbered drafts, each finalized once (nextDraft).
+	Drafts    []invoiceRef
+	draftNext atomic.Int64
 	// WebhookSecret is the servers' payment webhook secret; RunID makes
 	// webhook event ids unique per bench run.
 	WebhookSecret, RunID string
@@ -367,7 +376,7 @@ func seed(ctx context.Context, dbURL string, size seedSize) (*fixture, error) {
 		if ti == 0 {
 			bigIDs = append(bigIDs, id)
 		} else if status == "open" && invTotal > 1000 {
-			fx.OpenInvoices = append(fx.OpenInvoices, invoiceRef{ID: id, Currency: cur})
+			fx.OpenInvoices = append(fx.OpenInvoices, invoiceRef{ID: id, Currency: cur, Key: t.Key})
 		}
 		return []any{t.ID, id, fmt.Sprintf("INV-%06d", n), status, fmt.Sprintf("Customer %d", rng.IntN(500)),
 			fmt.Sprintf("billing%d@customer%d.example", rng.IntN(3), rng.IntN(500)), cur, string(lineJSON),
@@ -376,6 +385,26 @@ func seed(ctx context.Context, dbURL string, size seedSize) (*fixture, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	// The finalize endpoint's pool: unnumbered drafts of the tenants but
+	// the big one, made in the last hour, as drafts are since they are
+	// numbered when finalized.
+	if size.Drafts > 0 {
+		others := tenants[1:]
+		draftLines, _ := json.Marshal([]seedLine{{Description: "Consulting hours", Quantity: 3, UnitAmount: 15000, TaxRateBps: 825, Amount: 45000}})
+		if err := copyRows("invoices", []string{"tenant_id", "id", "number", "status", "customer_name", "customer_email", "currency",
+			"line_items", "subtotal", "tax", "total", "amount_paid", "amount_due", "received", "refunded", "due_date", "memo",
+			"metadata", "created_at", "finalized_at", "paid_at"}, size.Drafts, func(i int) []any {
+			t := others[i%len(others)]
+			created := now.Add(-time.Hour).Add(time.Duration(i) * time.Millisecond / 100)
+			id := ids.at("inv", created)
+			fx.Drafts = append(fx.Drafts, invoiceRef{ID: id, Currency: "USD", Key: t.Key})
+			return []any{t.ID, id, nil, "draft", "Customer draft", "ap@customer.example", "USD", string(draftLines),
+				int64(45000), int64(3713), int64(48713), int64(0), int64(48713), int64(0), int64(0), nil,
+				"Thank you for your business.", `{"po":"PO-1"}`, created, nil, nil}
+		}); err != nil {
+			return nil, err
+		}
 	}
 	if err := copyRows("invoice_sequences", []string{"tenant_id", "last_number"}, len(tenants), func(i int) []any {
 		return []any{tenants[i].ID, int64(invoicesOf(i))}
@@ -435,4 +464,28 @@ func seed(ctx context.Context, dbURL string, size seedSize) (*fixture, error) {
 // returned (checkCursorFormat) before using it.
 func encodeCursor(id string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("v1:" + id))
+}
+
+// nextDraft returns a draft of the pool that no request has finalized yet;
+// once the pool is used up it returns the last one again (whose finalize
+// then answers 409 and counts as a failure: make the pool bigger).
+func (fx *fixture) nextDraft() invoiceRef {
+	i := fx.draftNext.Add(1) - 1
+	return fx.Drafts[min(int(i), len(fx.Drafts)-1)]
+}
+
+// draftPoolRate bounds the finalize requests per second either server
+// could answer on the bench machine, to size the pool of drafts.
+const draftPoolRate = 5000
+
+// draftPool is how many drafts the run may finalize: every run of the
+// finalize endpoint (warm-up, full-speed rounds, fixed-rate run) of both
+// servers at draftPoolRate, with the probes and round-trip counts; 0 when
+// the endpoint is not selected.
+func draftPool(cfg config) int {
+	if cfg.Only != "" && !slices.Contains(strings.Split(cfg.Only, ","), finalizeEndpoint) {
+		return 0
+	}
+	perServer := time.Second/2 + time.Duration(cfg.Rounds)*cfg.Duration + halfDuration(cfg)
+	return int(2*perServer.Seconds()*draftPoolRate) + 1000
 }

@@ -14,13 +14,23 @@
 //	open  → void | uncollectible
 //	paid  → open   (only when a refund leaves something due again)
 //
-// Every invoice gets its number (INV-000042) when it is created, drafts
-// included, from a per-tenant counter advanced in the same transaction as
-// the insert: a rolled-back create gives its number back, so numbers are
-// gapless and never shared.
+// Only a draft can be edited (Service.Update) or deleted (Service.Delete).
 //
-// Service holds the rules, Store is the persistence it needs, and BunStore
-// implements Store on Postgres and SQLite. Nothing here knows about HTTP.
+// An invoice gets its number (INV-000042) when it is finalized: created
+// open, or a draft finalized later. Drafts are unnumbered, so that one can
+// be edited and deleted without leaving a gap. The number comes from a
+// per-tenant counter advanced in the same transaction as the write that
+// opens the invoice: a rolled-back create or finalize gives its number
+// back, so numbers are gapless and never shared. (Drafts created before
+// this rule keep the number they were given; such a draft can be edited
+// and finalized, but not deleted.)
+//
+// Service holds the rules of invoices and their lifecycle, Ledger those of
+// the money: the payments and refunds applied to an invoice, each kept as
+// an entry of the invoice's ledger in the same transaction as the running
+// sums. Store and PaymentStore are the persistence they need, and package
+// bunstore implements both on Postgres and SQLite. Nothing here knows
+// about HTTP.
 package billing
 
 import "time"
@@ -64,8 +74,9 @@ type Invoice struct {
 	// TenantID is the tenant that issued the invoice. It is implied by the
 	// request and never serialised.
 	TenantID string `json:"-"`
-	// Number is the tenant's human-readable, gapless number: "INV-000042".
-	Number   string   `json:"number"`
+	// Number is the tenant's human-readable, gapless number: "INV-000042";
+	// "" (omitted) on a draft, which is numbered when it is finalized.
+	Number   string   `json:"number,omitempty"`
 	Status   Status   `json:"status"`
 	Customer Customer `json:"customer"`
 	// Currency is an upper-case ISO 4217 code ("USD").

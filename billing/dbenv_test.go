@@ -20,7 +20,7 @@ import (
 type dbEnv struct {
 	db      *bun.DB
 	store   billing.Store
-	svc     *billing.Service
+	svc     bills
 	tenancy *tenancy.Services
 	tenants *tenancystore.Store
 }
@@ -29,13 +29,15 @@ type dbEnv struct {
 // database and the services wired on it.
 func eachDB(t *testing.T, fn func(t *testing.T, e dbEnv)) {
 	dbtest.EachApp(t, func(t *testing.T, db *bun.DB, app *tenantkit.App) {
-		fn(t, dbEnv{db: db, store: bunstore.New(db), svc: app.Billing, tenancy: app.Tenancy, tenants: tenancystore.New(db)})
+		fn(t, dbEnv{db: db, store: bunstore.New(db), svc: bills{app.Billing, app.Payments}, tenancy: app.Tenancy, tenants: tenancystore.New(db)})
 	})
 }
 
-// withStore returns e with a billing service on store instead.
+// withStore returns e with a billing service on store instead (its
+// ledger still on the database's).
 func (e dbEnv) withStore(store billing.Store) dbEnv {
-	e.store, e.svc = store, billing.NewService(store, e.tenancy.Entitlements, tenantkit.NewTransactor(e.db))
+	e.store = store
+	e.svc = newBills(billing.NewService(store, e.tenancy.Entitlements, tenantkit.NewTransactor(e.db)), bunstore.New(e.db))
 	return e
 }
 

@@ -60,7 +60,7 @@ func (e collectEnv) mustInvoice(tb testing.TB, tenantID string) billing.Invoice 
 	tb.Helper()
 	in := withTotal(1000)
 	in.DueDate = e.due
-	return mustCreate(tb, e.app.Billing, tenantID, in)
+	return mustCreate(tb, bills{Service: e.app.Billing, ledger: e.app.Payments}, tenantID, in)
 }
 
 // run runs the collection schedule at d days overdue and returns how many
@@ -171,12 +171,12 @@ func TestDunningOverdue(t *testing.T) {
 		if inv.Overdue {
 			t.Fatal("a new invoice not yet due is overdue")
 		}
-		noDue := mustCreate(t, e.app.Billing, tenantID, withTotal(1000))
+		noDue := mustCreate(t, bills{Service: e.app.Billing, ledger: e.app.Payments}, tenantID, withTotal(1000))
 		draftIn := withTotal(1000)
 		draftIn.DueDate, draftIn.Status = e.due, "draft"
-		draft := mustCreate(t, e.app.Billing, tenantID, draftIn)
+		draft := mustCreate(t, bills{Service: e.app.Billing, ledger: e.app.Payments}, tenantID, draftIn)
 		paid := e.mustInvoice(t, tenantID)
-		if _, err := e.app.Billing.ApplyPayment(ctx, tenantID, paid.ID, 1000, "USD"); err != nil {
+		if _, err := (bills{Service: e.app.Billing, ledger: e.app.Payments}).ApplyPayment(ctx, tenantID, paid.ID, 1000, "USD"); err != nil {
 			t.Fatal(err)
 		}
 
@@ -228,7 +228,7 @@ func TestDunningOverdue(t *testing.T) {
 			assertCounts(t, "not open or no due date", e.notes(t, tenantID, other.ID), nil)
 		}
 
-		got, err := e.app.Billing.ApplyPayment(ctx, tenantID, inv.ID, 1000, "USD")
+		got, err := (bills{Service: e.app.Billing, ledger: e.app.Payments}).ApplyPayment(ctx, tenantID, inv.ID, 1000, "USD")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,10 +351,10 @@ func TestDunningWritesOff(t *testing.T) {
 		paid := e.mustInvoice(t, tenantID)
 
 		e.run(t, 10)
-		if _, err := e.app.Billing.ApplyPayment(ctx, tenantID, partly.ID, 400, "USD"); err != nil {
+		if _, err := (bills{Service: e.app.Billing, ledger: e.app.Payments}).ApplyPayment(ctx, tenantID, partly.ID, 400, "USD"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.app.Billing.ApplyPayment(ctx, tenantID, paid.ID, 1000, "USD"); err != nil {
+		if _, err := (bills{Service: e.app.Billing, ledger: e.app.Payments}).ApplyPayment(ctx, tenantID, paid.ID, 1000, "USD"); err != nil {
 			t.Fatal(err)
 		}
 		e.run(t, 20.99)

@@ -65,7 +65,7 @@ type TransitionError struct {
 	// Status is the invoice's status at the time.
 	Status Status
 	// Action is what was refused: "finalize", "void", "mark uncollectible",
-	// "apply payment", "apply refund".
+	// "edit", "delete", "apply payment", "apply refund", "record a payment".
 	Action string
 }
 
@@ -81,3 +81,7 @@ func (e *TransitionError) Detail() string {
 
 // Is makes errors.Is(err, ErrConflict) true.
 func (e *TransitionError) Is(target error) bool { return target == ErrConflict }
+
+// CurrentStatus is the invoice's status when the move was refused, for the
+// client to see what it is in now.
+func (e *TransitionError) CurrentStatus() string { return string(e.Status) }

@@ -60,12 +60,35 @@ func (f *fakeEntitlements) Use(_ context.Context, a tenancy.Allowance, n int64) 
 // now is the fixed time of unit tests.
 func now() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) }
 
-// newMemService returns a Service on a memStore with unlimited fake
+// bills is billing as tenantkit wires it: the invoices' Service, whose
+// methods it has, and their Ledger. Its ApplyPayment and ApplyRefund are
+// the Ledger's for a bare amount, which is what most tests apply.
+type bills struct {
+	*billing.Service
+	ledger *billing.Ledger
+}
+
+// newBills returns svc with its Ledger on payments.
+func newBills(svc *billing.Service, payments billing.PaymentStore) bills {
+	return bills{Service: svc, ledger: billing.NewLedger(svc, payments)}
+}
+
+// ApplyPayment is Ledger.ApplyPayment of amount in currency.
+func (b bills) ApplyPayment(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (billing.Invoice, error) {
+	return b.ledger.ApplyPayment(ctx, tenantID, invoiceID, billing.ProviderPayment{Amount: amount, Currency: currency})
+}
+
+// ApplyRefund is Ledger.ApplyRefund of amount in currency.
+func (b bills) ApplyRefund(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (billing.Invoice, error) {
+	return b.ledger.ApplyRefund(ctx, tenantID, invoiceID, billing.ProviderPayment{Amount: amount, Currency: currency})
+}
+
+// newMemService returns billing on a memStore with unlimited fake
 // entitlements and a fixed clock.
-func newMemService(tb testing.TB) (*billing.Service, *memStore, *fakeEntitlements) {
+func newMemService(tb testing.TB) (bills, *memStore, *fakeEntitlements) {
 	tb.Helper()
 	store, ent := newMemStore(), &fakeEntitlements{limit: -1}
-	return billing.NewService(store, ent, noTx{}, billing.WithClock(now)), store, ent
+	return newBills(billing.NewService(store, ent, noTx{}, billing.WithClock(now)), store), store, ent
 }
 
 // validInput is a correct CreateInvoiceInput that tests change one field of.
@@ -86,7 +109,7 @@ func withTotal(amount int64) billing.CreateInvoiceInput {
 	return in
 }
 
-func mustCreate(tb testing.TB, svc *billing.Service, tenantID string, in billing.CreateInvoiceInput) billing.Invoice {
+func mustCreate(tb testing.TB, svc bills, tenantID string, in billing.CreateInvoiceInput) billing.Invoice {
 	tb.Helper()
 	inv, err := svc.Create(context.Background(), tenantID, in)
 	if err != nil {
@@ -97,7 +120,7 @@ func mustCreate(tb testing.TB, svc *billing.Service, tenantID string, in billing
 
 // mustInvoiceIn returns a new invoice of total 1000 brought to status through
 // the service's own operations.
-func mustInvoiceIn(tb testing.TB, svc *billing.Service, tenantID string, status billing.Status) billing.Invoice {
+func mustInvoiceIn(tb testing.TB, svc bills, tenantID string, status billing.Status) billing.Invoice {
 	tb.Helper()
 	ctx := context.Background()
 	in := withTotal(1000)

@@ -21,6 +21,10 @@ func (noTx) InTx(ctx context.Context, fn func(ctx context.Context) error) error 
 
 func TestMemStore(t *testing.T) {
 	billingtest.Run(t, func(t *testing.T) billing.Store { return newMemStore() })
+	billingtest.RunPayments(t, func(t *testing.T) (billing.Store, billing.PaymentStore) {
+		s := newMemStore()
+		return s, s
+	})
 }
 
 // memStore is an in-memory billing.Store for fast service tests. It has no
@@ -30,9 +34,13 @@ type memStore struct {
 	mu       sync.Mutex
 	invoices map[string]billing.Invoice // by id
 	numbers  map[string]int64           // last number by tenant
+	payments []billing.Payment          // the ledger entries of every invoice
 }
 
-var _ billing.Store = (*memStore)(nil)
+var (
+	_ billing.Store        = (*memStore)(nil)
+	_ billing.PaymentStore = (*memStore)(nil)
+)
 
 func newMemStore() *memStore {
 	return &memStore{invoices: map[string]billing.Invoice{}, numbers: map[string]int64{}}
@@ -67,7 +75,7 @@ func (m *memStore) CreateInvoice(_ context.Context, inv billing.Invoice) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, other := range m.invoices {
-		if other.ID == inv.ID || (other.TenantID == inv.TenantID && other.Number == inv.Number) {
+		if other.ID == inv.ID || (other.TenantID == inv.TenantID && other.Number != "" && other.Number == inv.Number) {
 			return billing.ErrConflict
 		}
 	}
@@ -151,4 +159,63 @@ func (m *memStore) UpdateInvoiceByID(_ context.Context, id string, change func(*
 	cur.Overdue, cur.UncollectibleReason = inv.Overdue, inv.UncollectibleReason
 	m.invoices[id] = clone(cur)
 	return clone(cur), nil
+}
+
+func (m *memStore) SaveInvoice(_ context.Context, inv billing.Invoice) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.invoices[inv.ID]
+	if !ok || cur.TenantID != inv.TenantID {
+		return billing.ErrNotFound
+	}
+	for _, other := range m.invoices {
+		if other.ID != inv.ID && other.TenantID == inv.TenantID && inv.Number != "" && other.Number == inv.Number {
+			return billing.ErrConflict
+		}
+	}
+	inv.Currency, inv.CreatedAt = cur.Currency, cur.CreatedAt
+	m.invoices[inv.ID] = clone(inv)
+	return nil
+}
+
+func (m *memStore) DeleteInvoice(_ context.Context, tenantID, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.invoices[id]
+	if !ok || cur.TenantID != tenantID {
+		return billing.ErrNotFound
+	}
+	delete(m.invoices, id)
+	return nil
+}
+
+func (m *memStore) AddPayment(_ context.Context, p billing.Payment) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if inv, ok := m.invoices[p.InvoiceID]; !ok || inv.TenantID != p.TenantID {
+		return billing.ErrNotFound
+	}
+	for _, other := range m.payments {
+		if other.TenantID == p.TenantID && other.ID == p.ID {
+			return billing.ErrConflict
+		}
+	}
+	m.payments = append(m.payments, p)
+	return nil
+}
+
+func (m *memStore) ListPayments(_ context.Context, tenantID, invoiceID string, f billing.PaymentFilter) ([]billing.Payment, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []billing.Payment
+	for _, p := range m.payments {
+		if p.TenantID == tenantID && p.InvoiceID == invoiceID && (f.Before == "" || p.ID < f.Before) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b billing.Payment) int { return cmp.Compare(b.ID, a.ID) })
+	if len(out) > f.Limit {
+		return out[:f.Limit], true, nil
+	}
+	return out, false, nil
 }

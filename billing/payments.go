@@ -15,33 +15,70 @@ import (
 // invoice: far more than any real invoice sees, and far from overflowing.
 const maxLedger = 1_000 * MaxAmount
 
-// ApplyPayment records a payment of amount (minor units of currency,
-// matched case-insensitively) to the tenant's invoice, as a payment
-// provider reported it. The invoice must be open or paid; a partial
-// payment leaves it open with amount_due reduced, and it becomes paid
-// (paid_at set) when nothing is due. More than is due is recorded too:
-// amount_paid may exceed total, amount_due stays 0.
+// ProviderPayment is a payment or refund as the payment provider reports
+// it: what Ledger.ApplyPayment and its kin apply and keep in the ledger.
+type ProviderPayment struct {
+	// Amount is in minor units of Currency: 1..MaxAmount.
+	Amount int64
+	// Currency must be the invoice's; matched case-insensitively.
+	Currency string
+	// PaymentID is the provider's id of the payment, kept as the entry's
+	// reference: text of at most MaxReferenceLen characters, or "".
+	PaymentID string
+	// EventID is the id of the provider's event that reported it: text of
+	// at most MaxReferenceLen characters, or "".
+	EventID string
+	// ReceivedAt is when the provider says the money moved; zero means now.
+	ReceivedAt time.Time
+}
+
+// entry is the ledger entry of p, of kind, to be completed by apply, or
+// an *InvalidError about p's ids.
+func (p ProviderPayment) entry(kind PaymentKind) (Payment, error) {
+	f := field.Errors{}
+	f.Text("payment_id", p.PaymentID, false, MaxReferenceLen)
+	f.Text("event_id", p.EventID, false, MaxReferenceLen)
+	if err := f.Err(); err != nil {
+		return Payment{}, err
+	}
+	received := p.ReceivedAt
+	if !received.IsZero() {
+		received = received.UTC().Truncate(time.Microsecond)
+	}
+	return Payment{Kind: kind, Amount: p.Amount, Source: SourceWebhook, Reference: p.PaymentID,
+		EventID: p.EventID, ReceivedAt: received}, nil
+}
+
+// ApplyPayment records a payment to the tenant's invoice, as a payment
+// provider reported it: the amount is added to the invoice's payments and
+// kept as an entry of its ledger (source webhook). The invoice must be
+// open or paid; a partial payment leaves it open with amount_due reduced,
+// and it becomes paid (paid_at set) when nothing is due. More than is due
+// is recorded too, since the money has moved: amount_paid may exceed
+// total, amount_due stays 0.
 //
-// It runs on the transaction in ctx (a savepoint of it) and locks the
-// invoice, so that the caller can record the provider's event id in the
-// same transaction and concurrent events apply one at a time.
+// It runs in a transaction (a savepoint of the one in ctx) and locks the
+// invoice, so that the caller can record the provider's event in the same
+// transaction and concurrent payments apply one at a time.
 //
 // Errors: ErrNotFound; ErrCurrencyMismatch (nothing applied);
 // *TransitionError (ErrConflict) for a draft, void or uncollectible
-// invoice; *InvalidError ("amount") unless 1 ≤ amount ≤ MaxAmount.
-func (s *Service) ApplyPayment(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (Invoice, error) {
-	inv, err := s.applyMoney(ctx, tenantID, invoiceID, amount, currency, paymentOf(amount))
+// invoice; *InvalidError ("amount" unless 1 ≤ amount ≤ MaxAmount,
+// "payment_id", "event_id").
+func (l *Ledger) ApplyPayment(ctx context.Context, tenantID, invoiceID string, p ProviderPayment) (Invoice, error) {
+	inv, err := l.applyMoney(ctx, tenantID, invoiceID, p, KindPayment, paymentOf(p.Amount))
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: apply payment to %s: %w", invoiceID, err)
 	}
 	return inv, nil
 }
 
-// ApplyRefund records a refund of amount to the tenant's invoice, as a
-// payment provider reported it: amount_paid goes down and amount_due up. A
-// paid invoice that is owed something again is reopened (open, paid_at
-// cleared). Refunds apply to every finalized invoice — on void and
-// uncollectible ones they change amount_paid only — but not to drafts.
+// ApplyRefund records a refund to the tenant's invoice, as a payment
+// provider reported it, with its entry in the ledger: amount_paid goes
+// down and amount_due up. A paid invoice that is owed something again is
+// reopened (open, paid_at cleared). Refunds apply to every finalized
+// invoice — on void and uncollectible ones they change amount_paid only —
+// but not to drafts.
 //
 // Payments and refunds are kept as two running sums and
 // amount_paid = max(0, payments − refunds), so a set of events gives the
@@ -50,8 +87,8 @@ func (s *Service) ApplyPayment(ctx context.Context, tenantID, invoiceID string, 
 //
 // Transactions, locking and errors as ApplyPayment, with
 // *TransitionError for a draft.
-func (s *Service) ApplyRefund(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (Invoice, error) {
-	inv, err := s.applyMoney(ctx, tenantID, invoiceID, amount, currency, refundOf(amount))
+func (l *Ledger) ApplyRefund(ctx context.Context, tenantID, invoiceID string, p ProviderPayment) (Invoice, error) {
+	inv, err := l.applyMoney(ctx, tenantID, invoiceID, p, KindRefund, refundOf(p.Amount))
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: apply refund to %s: %w", invoiceID, err)
 	}
@@ -91,14 +128,16 @@ func refundOf(amount int64) func(inv *Invoice) error {
 // ApplyPaymentByID is ApplyPayment for a caller that knows only the
 // invoice's id, such as a payment provider's webhook: the invoice is
 // found, whichever tenant owns it, and locked in one step
-// (Store.UpdateInvoiceByID), on the transaction in ctx without a savepoint
-// of its own, so that the caller records the provider's event in the same
-// transaction. The invoice returned carries its TenantID; with
-// ErrCurrencyMismatch, a *TransitionError or an *InvalidError ("amount")
-// it is the invoice as found, unchanged, so that the caller can tell whose
-// invoice the event concerned. Errors as ApplyPayment.
-func (s *Service) ApplyPaymentByID(ctx context.Context, invoiceID string, amount int64, currency string) (Invoice, error) {
-	inv, err := s.applyMoneyByID(ctx, invoiceID, amount, currency, paymentOf(amount))
+// (Store.UpdateInvoiceByID), and its ledger entry written after it, on the
+// transaction in ctx without a savepoint of its own when the Transactor
+// can join one (else in a savepoint; without a transaction in ctx, in one
+// of its own), so that the caller records the provider's event in the
+// same transaction. The invoice returned carries its TenantID; with
+// ErrCurrencyMismatch, a *TransitionError or an *InvalidError it is the
+// invoice as found, unchanged, so that the caller can tell whose invoice
+// the event concerned. Errors as ApplyPayment.
+func (l *Ledger) ApplyPaymentByID(ctx context.Context, invoiceID string, p ProviderPayment) (Invoice, error) {
+	inv, err := l.applyMoneyByID(ctx, invoiceID, p, KindPayment, paymentOf(p.Amount))
 	if err != nil {
 		return inv, fmt.Errorf("billing: apply payment to %s: %w", invoiceID, err)
 	}
@@ -107,42 +146,61 @@ func (s *Service) ApplyPaymentByID(ctx context.Context, invoiceID string, amount
 
 // ApplyRefundByID is ApplyRefund for a caller that knows only the
 // invoice's id, as ApplyPaymentByID is ApplyPayment's.
-func (s *Service) ApplyRefundByID(ctx context.Context, invoiceID string, amount int64, currency string) (Invoice, error) {
-	inv, err := s.applyMoneyByID(ctx, invoiceID, amount, currency, refundOf(amount))
+func (l *Ledger) ApplyRefundByID(ctx context.Context, invoiceID string, p ProviderPayment) (Invoice, error) {
+	inv, err := l.applyMoneyByID(ctx, invoiceID, p, KindRefund, refundOf(p.Amount))
 	if err != nil {
 		return inv, fmt.Errorf("billing: apply refund to %s: %w", invoiceID, err)
 	}
 	return inv, nil
 }
 
-// applyMoney validates a payment or refund, then applies it under the
-// invoice's lock and settles the invoice.
-func (s *Service) applyMoney(ctx context.Context, tenantID, invoiceID string, amount int64, currency string,
+// applyMoney validates a provider's payment or refund, then applies it
+// under the invoice's lock, settles the invoice and writes its entry.
+func (l *Ledger) applyMoney(ctx context.Context, tenantID, invoiceID string, p ProviderPayment, kind PaymentKind,
 	apply func(inv *Invoice) error) (Invoice, error) {
-	if amount < 1 || amount > MaxAmount {
+	if p.Amount < 1 || p.Amount > MaxAmount {
 		return Invoice{}, outOfRange("amount", "must be between 1 and %d", int64(MaxAmount))
 	}
-	return s.update(ctx, tenantID, invoiceID, func(inv *Invoice, now time.Time) error {
-		return applyTo(inv, currency, apply, now)
+	e, err := p.entry(kind)
+	if err != nil {
+		return Invoice{}, err
+	}
+	return l.apply(ctx, tenantID, invoiceID, &e, func(inv *Invoice, now time.Time) error {
+		return applyTo(inv, p.Currency, apply, now)
 	})
 }
 
-// applyMoneyByID is applyMoney by invoice id alone. It checks the amount
+// applyMoneyByID is applyMoney by invoice id alone. It checks the payment
 // once the invoice is found, so that even a refused event is known to
 // concern that invoice (and its tenant); the invoice as found comes back
 // with any error but ErrNotFound.
-func (s *Service) applyMoneyByID(ctx context.Context, invoiceID string, amount int64, currency string,
+func (l *Ledger) applyMoneyByID(ctx context.Context, invoiceID string, p ProviderPayment, kind PaymentKind,
 	apply func(inv *Invoice) error) (Invoice, error) {
 	if !id.Valid(id.Invoice, invoiceID) {
 		return Invoice{}, ErrNotFound
 	}
-	var found Invoice
-	inv, err := s.store.UpdateInvoiceByID(ctx, invoiceID, func(inv *Invoice) error {
-		found = *inv
-		if amount < 1 || amount > MaxAmount {
-			return outOfRange("amount", "must be between 1 and %d", int64(MaxAmount))
+	var (
+		found, inv Invoice
+		now        time.Time // when the invoice was locked
+	)
+	err := l.svc.join(ctx, func(ctx context.Context) error {
+		e, eerr := p.entry(kind)
+		var err error
+		inv, err = l.svc.store.UpdateInvoiceByID(ctx, invoiceID, func(inv *Invoice) error {
+			found, now = *inv, l.svc.clock()
+			if p.Amount < 1 || p.Amount > MaxAmount {
+				return outOfRange("amount", "must be between 1 and %d", int64(MaxAmount))
+			}
+			if eerr != nil {
+				return eerr
+			}
+			return applyTo(inv, p.Currency, apply, now)
+		})
+		if err != nil {
+			return err
 		}
-		return applyTo(inv, currency, apply, s.clock())
+		e.complete(inv, now)
+		return l.payments.AddPayment(ctx, e)
 	})
 	if err != nil {
 		return found, err

@@ -22,7 +22,7 @@ func (e event) String() string {
 	return fmt.Sprintf("pay%d", e)
 }
 
-func apply(ctx context.Context, svc *billing.Service, tenantID, invoiceID string, e event) (billing.Invoice, error) {
+func apply(ctx context.Context, svc bills, tenantID, invoiceID string, e event) (billing.Invoice, error) {
 	if e < 0 {
 		return svc.ApplyRefund(ctx, tenantID, invoiceID, int64(-e), "USD")
 	}
@@ -95,47 +95,47 @@ func TestApplyPaymentRefused(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name  string
-		run   func(svc *billing.Service, invoiceID string) error
+		run   func(svc bills, invoiceID string) error
 		want  error
 		field string
 	}{
-		{"CurrencyMismatch", func(svc *billing.Service, id string) error {
+		{"CurrencyMismatch", func(svc bills, id string) error {
 			_, err := svc.ApplyPayment(ctx, tenantA, id, 100, "EUR")
 			return err
 		}, billing.ErrCurrencyMismatch, ""},
-		{"RefundCurrencyMismatch", func(svc *billing.Service, id string) error {
+		{"RefundCurrencyMismatch", func(svc bills, id string) error {
 			_, err := svc.ApplyRefund(ctx, tenantA, id, 100, "JPY")
 			return err
 		}, billing.ErrCurrencyMismatch, ""},
-		{"ZeroAmount", func(svc *billing.Service, id string) error {
+		{"ZeroAmount", func(svc bills, id string) error {
 			_, err := svc.ApplyPayment(ctx, tenantA, id, 0, "USD")
 			return err
 		}, billing.ErrInvalid, "amount"},
-		{"NegativeAmount", func(svc *billing.Service, id string) error {
+		{"NegativeAmount", func(svc bills, id string) error {
 			_, err := svc.ApplyPayment(ctx, tenantA, id, -100, "USD")
 			return err
 		}, billing.ErrInvalid, "amount"},
-		{"NegativeRefund", func(svc *billing.Service, id string) error {
+		{"NegativeRefund", func(svc bills, id string) error {
 			_, err := svc.ApplyRefund(ctx, tenantA, id, -100, "USD")
 			return err
 		}, billing.ErrInvalid, "amount"},
-		{"AbsurdAmount", func(svc *billing.Service, id string) error {
+		{"AbsurdAmount", func(svc bills, id string) error {
 			_, err := svc.ApplyPayment(ctx, tenantA, id, billing.MaxAmount+1, "USD")
 			return err
 		}, billing.ErrInvalid, "amount"},
-		{"UnknownInvoice", func(svc *billing.Service, _ string) error {
+		{"UnknownInvoice", func(svc bills, _ string) error {
 			_, err := svc.ApplyPayment(ctx, tenantA, id.New(id.Invoice), 100, "USD")
 			return err
 		}, billing.ErrNotFound, ""},
-		{"GarbageInvoiceID", func(svc *billing.Service, _ string) error {
+		{"GarbageInvoiceID", func(svc bills, _ string) error {
 			_, err := svc.ApplyRefund(ctx, tenantA, "inv_nope", 100, "USD")
 			return err
 		}, billing.ErrNotFound, ""},
-		{"OtherTenant", func(svc *billing.Service, id string) error {
+		{"OtherTenant", func(svc bills, id string) error {
 			_, err := svc.ApplyPayment(ctx, tenantB, id, 100, "USD")
 			return err
 		}, billing.ErrNotFound, ""},
-		{"LedgerOverflow", func(svc *billing.Service, id string) error {
+		{"LedgerOverflow", func(svc bills, id string) error {
 			for {
 				if _, err := svc.ApplyPayment(ctx, tenantA, id, billing.MaxAmount, "USD"); err != nil {
 					return err

@@ -37,7 +37,10 @@ type Entitlements interface {
 // back unwrapped so that errors.Is still matches it. Service runs each
 // operation that writes more than once through it, and its Store and
 // Entitlements must join the transaction the context carries:
-// tenantkit.NewTransactor gives the one the Bun stores join.
+// tenantkit.NewTransactor gives the one the Bun stores join. A Transactor
+// that also has JoinTx(ctx, fn) error, running fn on the transaction ctx
+// carries without a savepoint (tenantkit's has), saves the payment
+// provider's path (Ledger.ApplyPaymentByID) two round trips.
 type Transactor interface {
 	InTx(ctx context.Context, fn func(ctx context.Context) error) error
 }
@@ -48,7 +51,9 @@ type Service struct {
 	store Store
 	ent   Entitlements
 	tx    func(ctx context.Context, fn func(ctx context.Context) error) error // Transactor.InTx
-	now   func() time.Time
+	// join is the Transactor's JoinTx when it has one, else tx (see joiner).
+	join func(ctx context.Context, fn func(ctx context.Context) error) error
+	now  func() time.Time
 }
 
 // Option configures a Service.
@@ -67,7 +72,10 @@ func NewService(store Store, ent Entitlements, tx Transactor, opts ...Option) *S
 		panic("billing: NewService needs a Transactor: without one, spending the allowance, " +
 			"numbering and inserting an invoice (or a payment and its record) would no longer commit or roll back as one")
 	}
-	s := &Service{store: store, ent: ent, tx: tx.InTx, now: time.Now}
+	s := &Service{store: store, ent: ent, tx: tx.InTx, join: tx.InTx, now: time.Now}
+	if j, ok := tx.(joiner); ok {
+		s.join = j.JoinTx
+	}
 	for _, o := range opts {
 		o(s)
 	}
@@ -82,13 +90,14 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microse
 // Numbers past 999999 simply grow longer.
 func FormatNumber(n int64) string { return fmt.Sprintf("INV-%06d", n) }
 
-// Create validates in, computes the invoice's amounts, and stores it with
-// the tenant's next number, as draft or (by default) open. In one
-// transaction it spends one unit of the tenant's monthly
-// collections.invoices limit, takes the next number and inserts, so that
-// concurrent creates never pass the limit, never share a number and leave
-// no gap. An invoice created open is finalized at once, and one with a
-// total of 0 is paid at once (nothing is due).
+// Create validates in, computes the invoice's amounts, and stores it as
+// draft or (by default) open. In one transaction it spends one unit of the
+// tenant's monthly collections.invoices limit, takes the tenant's next
+// number when the invoice is created open (a draft is numbered when it is
+// finalized) and inserts, so that concurrent creates never pass the limit,
+// never share a number and leave no gap. An invoice created open is
+// finalized at once, and one with a total of 0 is paid at once (nothing is
+// due).
 //
 // Errors: *InvalidError (ErrInvalid); an error wrapping
 // tenancy.ErrModuleDisabled when the collections.invoices module is off;
@@ -117,11 +126,13 @@ func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceI
 		if err := s.ent.Use(ctx, allowance, 1); err != nil {
 			return err
 		}
-		n, err := s.store.NextNumber(ctx, tenantID)
-		if err != nil {
-			return err
+		if inv.Status != StatusDraft {
+			n, err := s.store.NextNumber(ctx, tenantID)
+			if err != nil {
+				return err
+			}
+			inv.Number = FormatNumber(n)
 		}
-		inv.Number = FormatNumber(n)
 		return s.store.CreateInvoice(ctx, inv)
 	})
 	if err != nil {
@@ -190,12 +201,16 @@ func (s *Service) TenantOf(ctx context.Context, invoiceID string) (string, error
 	return tenantID, nil
 }
 
-// Finalize moves a draft to open: it is owed from now on (finalized_at),
-// and paid at once if its total is 0. *TransitionError (ErrConflict)
-// unless the invoice is a draft; ErrNotFound; an error wrapping
-// tenancy.ErrModuleDisabled when the module is off.
+// Finalize moves a draft to open: it takes the tenant's next number (a
+// draft made before drafts were unnumbered keeps its own), is owed from
+// now on (finalized_at), and is paid at once if its total is 0. The number
+// is taken under the invoice's lock and in the transaction that opens it,
+// so that concurrent finalizes leave no gap and a refused one takes none.
+// *TransitionError (ErrConflict) unless the invoice is a draft;
+// ErrNotFound; an error wrapping tenancy.ErrModuleDisabled when the module
+// is off.
 func (s *Service) Finalize(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
-	return s.transition(ctx, tenantID, invoiceID, "finalize", StatusDraft, StatusOpen)
+	return s.finalizeDraft(ctx, tenantID, invoiceID)
 }
 
 // Void cancels an open invoice: nothing is owed any more (amount_due 0).
@@ -214,9 +229,10 @@ func (s *Service) MarkUncollectible(ctx context.Context, tenantID, invoiceID str
 	return s.MarkUncollectibleFor(ctx, tenantID, invoiceID, ReasonManual)
 }
 
-// transition applies one of the tenant's own status changes, from → to,
-// under the invoice's row lock. from matters beside CanTransition: paid →
-// open is a legal move, but only a refund makes it, never Finalize.
+// transition applies one of the tenant's own status changes out of open,
+// from → to, under the invoice's row lock (Finalize, which also numbers
+// the invoice, has its own). from matters beside CanTransition: paid →
+// open is a legal move, but only a refund makes it.
 func (s *Service) transition(ctx context.Context, tenantID, invoiceID, action string, from, to Status) (Invoice, error) {
 	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
 		return Invoice{}, fmt.Errorf("billing: %s %s: %w", action, invoiceID, err)
@@ -224,10 +240,6 @@ func (s *Service) transition(ctx context.Context, tenantID, invoiceID, action st
 	inv, err := s.update(ctx, tenantID, invoiceID, func(inv *Invoice, now time.Time) error {
 		if inv.Status != from || !CanTransition(from, to) {
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: action}
-		}
-		if to == StatusOpen {
-			inv.finalize(now)
-			return nil
 		}
 		inv.Status = to
 		inv.settle(now)

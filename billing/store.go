@@ -54,6 +54,17 @@ type Store interface {
 	// stays usable). change must not call the Store. ErrNotFound when no
 	// tenant has the invoice.
 	UpdateInvoiceByID(ctx context.Context, id string, change func(*Invoice) error) (Invoice, error)
+	// SaveInvoice writes every field of the tenant's invoice inv.ID that
+	// may change while it is a draft or as it is finalized: what
+	// UpdateInvoice writes, and Number ("" for none), Customer, LineItems,
+	// Subtotal, Tax, Total, DueDate, Memo and Metadata. ID, TenantID,
+	// Currency and CreatedAt never change. ErrNotFound when the tenant has
+	// no such invoice; ErrConflict when the tenant has another invoice
+	// with that number.
+	SaveInvoice(ctx context.Context, inv Invoice) error
+	// DeleteInvoice removes the tenant's invoice with id. ErrNotFound when
+	// the tenant has none (another tenant's invoice is not found either).
+	DeleteInvoice(ctx context.Context, tenantID, id string) error
 }
 
 // ListFilter selects and pages invoices for List. Lists are newest first

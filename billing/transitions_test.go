@@ -36,19 +36,19 @@ func TestCanTransition(t *testing.T) {
 func TestOperationsFromEveryStatus(t *testing.T) {
 	type op struct {
 		name string
-		run  func(svc *billing.Service, id string) (billing.Invoice, error)
+		run  func(svc bills, id string) (billing.Invoice, error)
 	}
 	ctx := context.Background()
 	ops := []op{
-		{"finalize", func(svc *billing.Service, id string) (billing.Invoice, error) { return svc.Finalize(ctx, tenantA, id) }},
-		{"void", func(svc *billing.Service, id string) (billing.Invoice, error) { return svc.Void(ctx, tenantA, id) }},
-		{"mark uncollectible", func(svc *billing.Service, id string) (billing.Invoice, error) {
+		{"finalize", func(svc bills, id string) (billing.Invoice, error) { return svc.Finalize(ctx, tenantA, id) }},
+		{"void", func(svc bills, id string) (billing.Invoice, error) { return svc.Void(ctx, tenantA, id) }},
+		{"mark uncollectible", func(svc bills, id string) (billing.Invoice, error) {
 			return svc.MarkUncollectible(ctx, tenantA, id)
 		}},
-		{"apply payment", func(svc *billing.Service, id string) (billing.Invoice, error) {
+		{"apply payment", func(svc bills, id string) (billing.Invoice, error) {
 			return svc.ApplyPayment(ctx, tenantA, id, 1000, "USD")
 		}},
-		{"apply refund", func(svc *billing.Service, id string) (billing.Invoice, error) {
+		{"apply refund", func(svc bills, id string) (billing.Invoice, error) {
 			return svc.ApplyRefund(ctx, tenantA, id, 100, "USD")
 		}},
 	}
@@ -105,8 +105,8 @@ func TestTransitionEffects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if inv.FinalizedAt == nil || !inv.FinalizedAt.Equal(now()) || inv.Number != draft.Number {
-			t.Errorf("got finalized_at %v number %s", inv.FinalizedAt, inv.Number)
+		if inv.FinalizedAt == nil || !inv.FinalizedAt.Equal(now()) || draft.Number != "" || inv.Number != "INV-000001" {
+			t.Errorf("got finalized_at %v number %q (draft %q), want INV-000001 (draft none)", inv.FinalizedAt, inv.Number, draft.Number)
 		}
 		assertMoney(t, inv, billing.StatusOpen, 0, 1000)
 	})

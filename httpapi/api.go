@@ -57,6 +57,9 @@ type Config struct {
 	Catalog *catalog.Catalog
 	// Billing serves the collections endpoints; nil leaves them 501.
 	Billing Invoices
+	// Payments serves an invoice's payments (record one, list the
+	// ledger); nil leaves them 501.
+	Payments InvoicePayments
 	// Support serves the tickets endpoints; nil leaves them 501.
 	Support Tickets
 	// Webhooks records and applies the payment provider's events at

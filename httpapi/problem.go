@@ -79,8 +79,9 @@ type Problem struct {
 	Limit    *int64     `json:"limit,omitempty"`
 	Usage    *int64     `json:"usage,omitempty"`
 	ResetsAt *time.Time `json:"resets_at,omitempty"`
-	// CurrentStatus is an extension member of a conflict about a
-	// resource's status (an illegal ticket move): the status it has now.
+	// CurrentStatus is an extension member of a conflict that refused a
+	// move the resource's status does not allow (an invoice's or a
+	// ticket's): the status it is in now.
 	CurrentStatus string `json:"current_status,omitempty"`
 }
 
@@ -241,7 +242,7 @@ type detailer interface {
 }
 
 // statusReporter is a domain conflict that names the status its resource
-// has now (support's refused ticket moves); "" when it is not about one.
+// has now (refused invoice and ticket moves); "" when it is not about one.
 type statusReporter interface {
 	error
 	CurrentStatus() string

@@ -45,6 +45,36 @@ type Invoices interface {
 	// Get returns the tenant's invoice; billing.ErrNotFound when the
 	// tenant has none with that id.
 	Get(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
+	// Update changes the tenant's draft. *billing.InvalidError;
+	// *billing.TransitionError unless it is a draft; billing.ErrNotFound.
+	Update(ctx context.Context, tenantID, invoiceID string, in billing.UpdateInvoiceInput) (billing.Invoice, error)
+	// Delete removes the tenant's draft; errors as Update, and
+	// billing.ErrConflict for a numbered draft.
+	Delete(ctx context.Context, tenantID, invoiceID string) error
+	// Finalize opens the tenant's draft and numbers it;
+	// *billing.TransitionError unless it is a draft; billing.ErrNotFound.
+	Finalize(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
+	// Void cancels the tenant's open invoice; *billing.TransitionError
+	// unless it is open; billing.ErrNotFound.
+	Void(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
+	// MarkUncollectible writes the tenant's open invoice off; errors as
+	// Void.
+	MarkUncollectible(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
+}
+
+var _ InvoicePayments = (*billing.Ledger)(nil)
+
+// InvoicePayments serves an invoice's payments; *billing.Ledger
+// implements it. Every method acts for the tenant it is given and never
+// sees another tenant's invoices.
+type InvoicePayments interface {
+	// Record books a payment received out of band on the tenant's open
+	// invoice. *billing.InvalidError; *billing.TransitionError unless
+	// the invoice is open; billing.ErrNotFound.
+	Record(ctx context.Context, tenantID, invoiceID string, in billing.RecordPaymentInput) (billing.Payment, billing.Invoice, error)
+	// Payments returns a page of the invoice's ledger, newest first, and
+	// whether more follow; billing.ErrNotFound.
+	Payments(ctx context.Context, tenantID, invoiceID string, f billing.PaymentFilter) ([]billing.Payment, bool, error)
 }
 
 // Tickets serves the tickets endpoints; *support.Service implements it.

@@ -33,7 +33,9 @@ const (
 // recording events in store.
 func newWebhooks(e *env, store webhook.Store) *webhook.Service {
 	tx := tenantkit.NewTransactor(e.db)
-	return webhook.NewService(store, billing.NewService(billingstore.New(e.db), e.svc.Entitlements, tx), e.svc.Notifications, tx)
+	bills := billingstore.New(e.db)
+	ledger := billing.NewLedger(billing.NewService(bills, e.svc.Entitlements, tx), bills)
+	return webhook.NewService(store, ledger, e.svc.Notifications, tx)
 }
 
 func newWebhookVerifier(tb testing.TB, secrets ...string) webhook.Verifier {

@@ -11,24 +11,22 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
-// Invoices is what Service needs of billing; *billing.Service implements
+// Invoices is what Service needs of billing; *billing.Ledger implements
 // it. Every method must run on the transaction carried by ctx.
 type Invoices interface {
-	// TenantOf returns the tenant owning the invoice; billing.ErrNotFound
-	// when there is none.
-	TenantOf(ctx context.Context, invoiceID string) (string, error)
-	// Get returns the tenant's invoice; billing.ErrNotFound.
-	Get(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
+	// InvoiceByID returns the invoice with that id, whichever tenant owns
+	// it (its TenantID says which); billing.ErrNotFound when none does.
+	InvoiceByID(ctx context.Context, invoiceID string) (billing.Invoice, error)
 	// ApplyPaymentByID adds a payment to the invoice with that id,
 	// whichever tenant owns it, finding and locking it in one step on the
-	// transaction in ctx; the invoice returned carries its TenantID, also
-	// with the errors that say the event does not fit it. Errors:
-	// billing.ErrNotFound, billing.ErrCurrencyMismatch, billing.ErrConflict
-	// (an invoice that takes no payments), billing.ErrInvalid (amount out
-	// of range).
-	ApplyPaymentByID(ctx context.Context, invoiceID string, amount int64, currency string) (billing.Invoice, error)
+	// transaction in ctx, and keeps it in the invoice's ledger; the
+	// invoice returned carries its TenantID, also with the errors that say
+	// the event does not fit it. Errors: billing.ErrNotFound,
+	// billing.ErrCurrencyMismatch, billing.ErrConflict (an invoice that
+	// takes no payments), billing.ErrInvalid (amount out of range).
+	ApplyPaymentByID(ctx context.Context, invoiceID string, p billing.ProviderPayment) (billing.Invoice, error)
 	// ApplyRefundByID adds a refund to the invoice, as ApplyPaymentByID.
-	ApplyRefundByID(ctx context.Context, invoiceID string, amount int64, currency string) (billing.Invoice, error)
+	ApplyRefundByID(ctx context.Context, invoiceID string, p billing.ProviderPayment) (billing.Invoice, error)
 }
 
 // Notifier tells a tenant what happened; *tenancy.Notifications implements it.
@@ -68,21 +66,23 @@ func (s *Service) apply(ctx context.Context, ev Event) (effect, error) {
 		inv billing.Invoice
 		err error
 	)
+	// The ledger entry of a payment or refund: the provider's payment id
+	// as its reference, and this event.
+	money := billing.ProviderPayment{Amount: d.Amount, Currency: d.Currency,
+		PaymentID: clean(d.PaymentID, maxRefLen), EventID: clean(ev.ID, maxRefLen), ReceivedAt: ev.CreatedAt}
 	switch ev.Type {
 	case TypePaymentSucceeded:
 		// One step finds the invoice's tenant and locks the invoice.
-		inv, err = s.invoices.ApplyPaymentByID(ctx, d.InvoiceID, d.Amount, d.Currency)
+		inv, err = s.invoices.ApplyPaymentByID(ctx, d.InvoiceID, money)
 		eff.tenantID = inv.TenantID
 	case TypePaymentRefunded:
-		inv, err = s.invoices.ApplyRefundByID(ctx, d.InvoiceID, d.Amount, d.Currency)
+		inv, err = s.invoices.ApplyRefundByID(ctx, d.InvoiceID, money)
 		eff.tenantID = inv.TenantID
 	case TypePaymentFailed:
 		// No money moves; the invoice is read only to check the currency
 		// and to tell the tenant about it.
-		if eff.tenantID, err = s.invoices.TenantOf(ctx, d.InvoiceID); err != nil {
-			return eff.unmatchedOr(err)
-		}
-		inv, err = s.invoices.Get(ctx, eff.tenantID, d.InvoiceID)
+		inv, err = s.invoices.InvoiceByID(ctx, d.InvoiceID)
+		eff.tenantID = inv.TenantID
 		if err == nil && !strings.EqualFold(d.Currency, inv.Currency) {
 			err = fmt.Errorf("%w: %s is in %s, not %q", billing.ErrCurrencyMismatch, inv.ID, inv.Currency, clean(d.Currency, 8))
 		}

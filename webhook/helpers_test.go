@@ -23,6 +23,7 @@ type dbEnv struct {
 	tx       tenantkit.Transactor
 	tenancy  *tenancy.Services
 	billing  *billing.Service
+	payments *billing.Ledger
 	store    webhook.Store
 	svc      *webhook.Service
 	tenantID string
@@ -33,7 +34,7 @@ type dbEnv struct {
 func eachDB(t *testing.T, fn func(t *testing.T, e *dbEnv)) {
 	dbtest.EachApp(t, func(t *testing.T, db *bun.DB, app *tenantkit.App) {
 		e := &dbEnv{db: db, tx: tenantkit.NewTransactor(db), tenancy: app.Tenancy, billing: app.Billing,
-			store: bunstore.New(db), svc: app.Webhooks}
+			payments: app.Payments, store: bunstore.New(db), svc: app.Webhooks}
 		tn, err := e.tenancy.Directory.CreateTenant(context.Background(), tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +47,7 @@ func eachDB(t *testing.T, fn func(t *testing.T, e *dbEnv)) {
 // newService builds a webhook service on e's database with the given
 // store and notifier (tests swap in failing ones).
 func (e *dbEnv) newService(store webhook.Store, notifier webhook.Notifier) *webhook.Service {
-	return webhook.NewService(store, e.billing, notifier, e.tx)
+	return webhook.NewService(store, e.payments, notifier, e.tx)
 }
 
 // mustInvoice creates an open USD invoice of the tenant totalling total.
@@ -70,6 +71,16 @@ func (e *dbEnv) mustGet(tb testing.TB, invoiceID string) billing.Invoice {
 		tb.Fatalf("get invoice: %v", err)
 	}
 	return inv
+}
+
+// ledger returns the ledger of the tenant's invoice, newest first.
+func (e *dbEnv) ledger(tb testing.TB, invoiceID string) []billing.Payment {
+	tb.Helper()
+	page, _, err := e.payments.Payments(context.Background(), e.tenantID, invoiceID, billing.PaymentFilter{Limit: billing.MaxListLimit})
+	if err != nil {
+		tb.Fatalf("ledger: %v", err)
+	}
+	return page
 }
 
 // notifications returns the tenant's notifications, newest first.

@@ -35,7 +35,7 @@ type Option func(*Service)
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // NewService returns a Service that records events in store, applies
-// payments and refunds with invoices (a *billing.Service), notifies tenants
+// payments and refunds with invoices (a *billing.Ledger), notifies tenants
 // with notifier (a *tenancy.Notifications), and runs each event as one
 // transaction with tx. It panics when tx is nil: without a transaction a
 // payment could be applied, or a tenant notified, for an event that is

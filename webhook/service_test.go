@@ -178,7 +178,8 @@ func (n *failingNotifier) Notify(ctx context.Context, tenantID string, nn tenanc
 }
 
 // TestHandleRollsBackOnFault: a fault after the payment was applied leaves
-// nothing behind — no inbox row, no payment — so the retry applies it once.
+// nothing behind — no inbox row, no payment, no ledger entry — so the
+// retry applies it once.
 func TestHandleRollsBackOnFault(t *testing.T) {
 	eachDB(t, func(t *testing.T, e *dbEnv) {
 		ctx := context.Background()
@@ -196,6 +197,9 @@ func TestHandleRollsBackOnFault(t *testing.T) {
 		if n := e.eventCount(t); n != 0 {
 			t.Fatalf("after the fault the inbox holds %d events, want 0", n)
 		}
+		if entries := e.ledger(t, inv.ID); len(entries) != 0 {
+			t.Fatalf("after the fault the ledger holds %+v, want nothing", entries)
+		}
 
 		notifier.fail = false
 		res, err := svc.Handle(ctx, body)
@@ -207,6 +211,11 @@ func TestHandleRollsBackOnFault(t *testing.T) {
 		}
 		if ns := e.notifications(t); len(ns) != 1 {
 			t.Fatalf("%d notifications, want 1", len(ns))
+		}
+		entries := e.ledger(t, inv.ID)
+		if len(entries) != 1 || entries[0].EventID != "evt_retry" || entries[0].Source != billing.SourceWebhook ||
+			entries[0].Kind != billing.KindPayment || entries[0].Amount != 1000 {
+			t.Fatalf("ledger %+v, want the one payment of evt_retry", entries)
 		}
 	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/mail"
 	"strconv"
@@ -33,7 +32,7 @@ type lineItem struct {
 // invoice has the JSON shape of billing.Invoice.
 type invoice struct {
 	ID          string            `json:"id"`
-	Number      string            `json:"number"`
+	Number      string            `json:"number,omitempty"` // none on a draft
 	Status      string            `json:"status"`
 	Customer    customer          `json:"customer"`
 	Currency    string            `json:"currency"`
@@ -134,9 +133,9 @@ func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) {
 			inv                   invoice
 			tenantID, lines, meta string
 			received, refunded    int64
-			dueDate               *string
+			number, dueDate       *string
 		)
-		if err := rows.Scan(&tenantID, &inv.ID, &inv.Number, &inv.Status, &inv.Customer.Name, &inv.Customer.Email,
+		if err := rows.Scan(&tenantID, &inv.ID, &number, &inv.Status, &inv.Customer.Name, &inv.Customer.Email,
 			&inv.Currency, &lines, &inv.Subtotal, &inv.Tax, &inv.Total, &inv.AmountPaid, &inv.AmountDue,
 			&received, &refunded, &dueDate, &inv.Memo, &meta, &inv.CreatedAt, &inv.FinalizedAt, &inv.PaidAt); err != nil {
 			rows.Close()
@@ -156,6 +155,9 @@ func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) {
 		}
 		if dueDate != nil {
 			inv.DueDate = *dueDate
+		}
+		if number != nil {
+			inv.Number = *number
 		}
 		inv.CreatedAt = inv.CreatedAt.UTC()
 		page = append(page, inv)
@@ -297,16 +299,17 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) {
 		if err := consume(ctx, tx, c, catalog.FeatureInvoices); err != nil {
 			return err
 		}
-		var n int64
-		if err := tx.QueryRow(ctx, `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1)
-			ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
-			RETURNING last_number`, c.tenantID).Scan(&n); err != nil {
-			return err
+		var number *string // a draft is numbered when it is finalized
+		if inv.Status != "draft" {
+			n, err := nextNumber(ctx, tx, c.tenantID)
+			if err != nil {
+				return err
+			}
+			inv.Number, number = n, &n
 		}
-		inv.Number = fmt.Sprintf("INV-%06d", n)
 		_, err := tx.Exec(ctx, `INSERT INTO invoices (`+invoiceColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 0, 0, $14, $15, $16, $17, $18, $19)`,
-			c.tenantID, inv.ID, inv.Number, inv.Status, inv.Customer.Name, inv.Customer.Email, inv.Currency,
+			c.tenantID, inv.ID, number, inv.Status, inv.Customer.Name, inv.Customer.Email, inv.Currency,
 			string(lines), inv.Subtotal, inv.Tax, inv.Total, inv.AmountPaid, inv.AmountDue, dueDate, inv.Memo,
 			string(meta), inv.CreatedAt, inv.FinalizedAt, inv.PaidAt)
 		return err

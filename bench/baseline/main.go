@@ -133,6 +133,8 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /api/tickets", s.createTicket)
 	mux.HandleFunc("GET /api/tenant/entitlements/limit", s.entitlements)
 	mux.HandleFunc("POST /api/invoices/preview", s.previewInvoice)
+	mux.HandleFunc("POST /api/v1/collections/invoices/{id}/finalize", s.finalizeInvoice)
+	mux.HandleFunc("POST /api/v1/collections/invoices/{id}/payments", s.recordPayment)
 	mux.HandleFunc("POST /api/webhooks/payment-provider", s.paymentWebhook)
 	return mux
 }

@@ -55,7 +55,8 @@ func (s *server) verifyWebhook(r *http.Request, body []byte) bool {
 // paymentWebhook answers POST /api/webhooks/payment-provider as
 // tenantkit's webhook service does, in one transaction: record the event
 // in the inbox by its id (a redelivery stops there), lock the invoice it
-// names, apply the payment, notify the tenant, and write the outcome.
+// names, apply the payment and keep it in the invoice's ledger, notify the
+// tenant, and write the outcome.
 func (s *server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 256<<10))
 	if err != nil {
@@ -118,6 +119,13 @@ func (s *server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 				if _, err := tx.Exec(ctx, `UPDATE invoices SET received = $3, amount_paid = $4, amount_due = $5, status = $6,
 					paid_at = COALESCE($7, paid_at) WHERE tenant_id = $1 AND id = $2`,
 					tid, ev.Data.InvoiceID, received, paidNow, due, status, paidAt); err != nil {
+					return err
+				}
+				// The invoice's ledger entry, as billing writes it.
+				if _, err := tx.Exec(ctx, `INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source,
+					method, reference, event_id, received_at, created_at)
+					VALUES ($1, $2, $3, 'payment', $4, $5, 'webhook', '', $6, $7, $8, $8)`,
+					tid, newID("pay"), ev.Data.InvoiceID, ev.Data.Amount, currency, ev.Data.PaymentID, ev.ID, now); err != nil {
 					return err
 				}
 				data, _ := json.Marshal(map[string]any{"event_id": ev.ID, "invoice_id": ev.Data.InvoiceID, "invoice_number": number,

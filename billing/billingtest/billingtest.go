@@ -40,6 +40,9 @@ func Run(t *testing.T, newStore func(t *testing.T) billing.Store) {
 		{"List", testList},
 		{"ListFilters", testListFilters},
 		{"Isolation", testIsolation},
+		{"UnnumberedDrafts", testUnnumberedDrafts},
+		{"Save", testSave},
+		{"Delete", testDelete},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newStore(t)) })

@@ -180,6 +180,36 @@ func (s *Store) UpdateInvoiceByID(ctx context.Context, id string, change func(*b
 	return out, err
 }
 
+// SaveInvoice implements billing.Store: one UPDATE of every column a draft's
+// edit or its finalization may change.
+func (s *Store) SaveInvoice(ctx context.Context, inv billing.Invoice) error {
+	r, err := toRow(inv)
+	if err != nil {
+		return err
+	}
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*invoiceRow)(nil)), a.Add(r.TenantID)).
+		Set("number = ?", a.Add(r.Number)).Set("status = ?", a.Add(r.Status)).
+		Set("customer_name = ?", a.Add(r.CustomerName)).Set("customer_email = ?", a.Add(r.CustomerEmail)).
+		Set("line_items = ?", a.Add(r.LineItems)).
+		Set("subtotal = ?", a.Add(r.Subtotal)).Set("tax = ?", a.Add(r.Tax)).Set("total = ?", a.Add(r.Total)).
+		Set("amount_paid = ?", a.Add(r.AmountPaid)).Set("amount_due = ?", a.Add(r.AmountDue)).
+		Set("received = ?", a.Add(r.Received)).Set("refunded = ?", a.Add(r.Refunded)).
+		Set("due_date = ?", a.Add(r.DueDate)).Set("memo = ?", a.Add(r.Memo)).Set("metadata = ?", a.Add(r.Metadata)).
+		Set("finalized_at = ?", a.Add(r.FinalizedAt)).Set("paid_at = ?", a.Add(r.PaidAt)).
+		Where("id = ?", a.Add(r.ID))
+	res, err := database.Exec(ctx, s.db, q, a)
+	return affected(res, err)
+}
+
+// DeleteInvoice implements billing.Store.
+func (s *Store) DeleteInvoice(ctx context.Context, tenantID, id string) error {
+	a := database.NewArgs(s.db)
+	q := database.ForTenant(s.conn(ctx).NewDelete().Model((*invoiceRow)(nil)), a.Add(tenantID)).Where("id = ?", a.Add(id))
+	res, err := database.Exec(ctx, s.db, q, a)
+	return affected(res, err)
+}
+
 // translate turns driver errors into the domain's sentinels.
 func translate(err error) error {
 	return database.Translate(err, billing.ErrNotFound, billing.ErrConflict)

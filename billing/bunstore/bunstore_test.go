@@ -21,14 +21,19 @@ func TestBunStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		mustSuiteTenants(t, db)
-		billingtest.Run(t, func(t *testing.T) billing.Store {
-			// One database per dialect; each case starts from empty tables.
-			for _, table := range []string{"invoices", "invoice_sequences"} {
+		// One database per dialect; each case starts from empty tables.
+		empty := func(t *testing.T) *bunstore.Store {
+			for _, table := range []string{"invoice_payments", "invoices", "invoice_sequences"} {
 				if _, err := db.NewDelete().TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
 					t.Fatalf("empty %s: %v", table, err)
 				}
 			}
 			return bunstore.New(db)
+		}
+		billingtest.Run(t, func(t *testing.T) billing.Store { return empty(t) })
+		billingtest.RunPayments(t, func(t *testing.T) (billing.Store, billing.PaymentStore) {
+			s := empty(t)
+			return s, s
 		})
 	}, tenancystore.Migrations(), bunstore.Migrations())
 }

@@ -16,7 +16,7 @@ type invoiceRow struct {
 	bun.BaseModel `bun:"table:invoices"`
 	TenantID      string     `bun:"tenant_id,pk"`
 	ID            string     `bun:"id,pk"`
-	Number        string     `bun:"number"`
+	Number        *string    `bun:"number"` // NULL: an unnumbered draft
 	Status        string     `bun:"status"`
 	CustomerName  string     `bun:"customer_name"`
 	CustomerEmail string     `bun:"customer_email"`
@@ -69,7 +69,7 @@ func toRow(inv billing.Invoice) (invoiceRow, error) {
 		return invoiceRow{}, fmt.Errorf("billing: encode metadata: %w", err)
 	}
 	row := invoiceRow{
-		TenantID: inv.TenantID, ID: inv.ID, Number: inv.Number, Status: string(inv.Status),
+		TenantID: inv.TenantID, ID: inv.ID, Status: string(inv.Status),
 		CustomerName: inv.Customer.Name, CustomerEmail: inv.Customer.Email, Currency: inv.Currency,
 		LineItems: string(lineJSON), Subtotal: inv.Subtotal, Tax: inv.Tax, Total: inv.Total,
 		AmountPaid: inv.AmountPaid, AmountDue: inv.AmountDue, Received: inv.Received, Refunded: inv.Refunded,
@@ -79,6 +79,9 @@ func toRow(inv billing.Invoice) (invoiceRow, error) {
 	}
 	if inv.DueDate != "" {
 		row.DueDate = &inv.DueDate
+	}
+	if inv.Number != "" {
+		row.Number = &inv.Number
 	}
 	return row, nil
 }
@@ -96,7 +99,7 @@ func (r invoiceRow) invoice() (billing.Invoice, error) {
 		meta = map[string]string{}
 	}
 	inv := billing.Invoice{
-		ID: r.ID, TenantID: r.TenantID, Number: r.Number, Status: billing.Status(r.Status),
+		ID: r.ID, TenantID: r.TenantID, Status: billing.Status(r.Status),
 		Customer: billing.Customer{Name: r.CustomerName, Email: r.CustomerEmail}, Currency: r.Currency,
 		LineItems: make([]billing.LineItem, len(lines)), Subtotal: r.Subtotal, Tax: r.Tax, Total: r.Total,
 		AmountPaid: r.AmountPaid, AmountDue: r.AmountDue, Received: r.Received, Refunded: r.Refunded,
@@ -109,6 +112,9 @@ func (r invoiceRow) invoice() (billing.Invoice, error) {
 	}
 	if r.DueDate != nil {
 		inv.DueDate = *r.DueDate
+	}
+	if r.Number != nil {
+		inv.Number = *r.Number
 	}
 	return inv, nil
 }

@@ -68,7 +68,7 @@ func newEnv(t *testing.T, db *bun.DB, app *tenantkit.App) *env {
 	e.links = portal.NewLinks(portalstore.New(db), dir)
 	h, err := portal.New(ctx, portal.Config{
 		Directory: dir, Entitlements: app.Tenancy.Entitlements, Modules: app.Tenancy.Modules,
-		Notifications: app.Tenancy.Notifications, Invoices: app.Billing, Tickets: app.Support,
+		Notifications: app.Tenancy.Notifications, Invoices: app.Billing, Payments: app.Payments, Tickets: app.Support,
 		Contracts: app.Contracts, Catalog: app.Catalog, Links: e.links, SessionSecret: secret, CSRF: api.CSRF(),
 		Logger: zerolog.New(zerolog.NewTestWriter(t)),
 	})

@@ -277,6 +277,12 @@ func (h *Handler) payInvoice(w http.ResponseWriter, r *http.Request, rq *request
 		if err != nil || amount <= 0 {
 			return inv, field.NewInvalidError("amount", field.Invalid, "must be a positive amount such as 19.99")
 		}
-		return h.cfg.Invoices.ApplyPayment(r.Context(), t, id, amount, inv.Currency)
+		method := r.PostForm.Get("method")
+		if method == "" {
+			method = billing.MethodOther
+		}
+		_, paid, err := h.cfg.Payments.Record(r.Context(), t, id, billing.RecordPaymentInput{
+			Amount: amount, Method: method, Reference: r.PostForm.Get("reference")})
+		return paid, err
 	})
 }

@@ -32,6 +32,7 @@ import (
 // domain services implement them (tenantkit.New wires them).
 var (
 	_ Invoices      = (*billing.Service)(nil)
+	_ Payments      = (*billing.Ledger)(nil)
 	_ Tickets       = (*support.Service)(nil)
 	_ Contracts     = (*contract.Service)(nil)
 	_ Notifications = (*tenancy.Notifications)(nil)
@@ -77,7 +78,12 @@ type Invoices interface {
 	Get(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
 	Finalize(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
 	Void(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
-	ApplyPayment(ctx context.Context, tenantID, invoiceID string, amount int64, currency string) (billing.Invoice, error)
+}
+
+// Payments records the payments a tenant received out of band, in the
+// invoice's ledger. *billing.Ledger implements it.
+type Payments interface {
+	Record(ctx context.Context, tenantID, invoiceID string, in billing.RecordPaymentInput) (billing.Payment, billing.Invoice, error)
 }
 
 // Tickets keeps a tenant's tickets. *support.Service implements it.
@@ -116,6 +122,7 @@ type Config struct {
 	Modules       Modules
 	Notifications Notifications
 	Invoices      Invoices
+	Payments      Payments
 	Tickets       Tickets
 	Contracts     Contracts
 	// Catalog names plans and modules and says what each plan includes.
@@ -157,7 +164,7 @@ const DefaultSessionTTL = 12 * time.Hour
 // New validates cfg and builds the portal.
 func New(ctx context.Context, cfg Config) (*Handler, error) {
 	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Modules == nil || cfg.Notifications == nil ||
-		cfg.Invoices == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Catalog == nil ||
+		cfg.Invoices == nil || cfg.Payments == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Catalog == nil ||
 		cfg.Links == nil || cfg.CSRF == nil {
 		return nil, errors.New("portal: Config needs every service, the catalog, Links and CSRF")
 	}

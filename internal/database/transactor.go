@@ -25,3 +25,9 @@ func NewTransactor(db bun.IDB) Transactor { return Transactor{DB: db} }
 func (t Transactor) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	return RunInTx(ctx, t.DB, fn)
 }
+
+// JoinTx runs fn on the transaction ctx carries, without a savepoint, or
+// in a new transaction when there is none (see JoinTx).
+func (t Transactor) JoinTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return JoinTx(ctx, t.DB, fn)
+}

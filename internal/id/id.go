@@ -16,6 +16,7 @@ const (
 	APIKey        = "key"
 	OperatorKey   = "opk"
 	Invoice       = "inv"
+	Payment       = "pay"
 	Ticket        = "tkt"
 	Comment       = "cmt"
 	Contract      = "ccr"

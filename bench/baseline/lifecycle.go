@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tenantkit/tenantkit/catalog"
+)
+
+// storedInvoice is an invoice row as read for a change: the invoice, and
+// what the row holds beside its JSON shape.
+type storedInvoice struct {
+	invoice
+	number             *string
+	dueDate            *string
+	lines, meta        string
+	received, refunded int64
+}
+
+// nextNumber advances the tenant's invoice counter, as billing does.
+func nextNumber(ctx context.Context, tx pgx.Tx, tenantID string) (string, error) {
+	var n int64
+	if err := tx.QueryRow(ctx, `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1)
+		ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
+		RETURNING last_number`, tenantID).Scan(&n); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("INV-%06d", n), nil
+}
+
+// lockInvoice reads the tenant's invoice and locks it until tx ends
+// (billing's InvoiceForUpdate).
+func lockInvoice(ctx context.Context, tx pgx.Tx, tenantID, id string) (storedInvoice, error) {
+	var (
+		inv      storedInvoice
+		tenantOf string
+	)
+	err := tx.QueryRow(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenantID, id).
+		Scan(&tenantOf, &inv.ID, &inv.number, &inv.Status, &inv.Customer.Name, &inv.Customer.Email,
+			&inv.Currency, &inv.lines, &inv.Subtotal, &inv.Tax, &inv.Total, &inv.AmountPaid, &inv.AmountDue,
+			&inv.received, &inv.refunded, &inv.dueDate, &inv.Memo, &inv.meta, &inv.CreatedAt, &inv.FinalizedAt, &inv.PaidAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return inv, fail(http.StatusNotFound, "not_found", "invoice not found")
+	}
+	if err != nil {
+		return inv, err
+	}
+	if err := json.Unmarshal([]byte(inv.lines), &inv.LineItems); err != nil {
+		return inv, err
+	}
+	inv.Metadata = map[string]string{}
+	if err := json.Unmarshal([]byte(inv.meta), &inv.Metadata); err != nil {
+		return inv, err
+	}
+	if inv.number != nil {
+		inv.Number = *inv.number
+	}
+	if inv.dueDate != nil {
+		inv.DueDate = *inv.dueDate
+	}
+	inv.CreatedAt = inv.CreatedAt.UTC()
+	return inv, nil
+}
+
+// settle recomputes the sums and moves open ↔ paid, as billing does.
+func (inv *storedInvoice) settle(now time.Time) {
+	inv.AmountPaid = max(0, inv.received-inv.refunded)
+	inv.AmountDue = max(0, inv.Total-inv.AmountPaid)
+	if inv.Status == "open" && inv.AmountDue == 0 {
+		inv.Status, inv.PaidAt = "paid", &now
+	}
+}
+
+// invoiceID is the path's invoice id, or a 404.
+func invoiceID(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if !strings.HasPrefix(id, "inv_") || len(id) != 30 {
+		return "", fail(http.StatusNotFound, "not_found", "invoice not found")
+	}
+	return id, nil
+}
+
+// finalizeInvoice answers POST /api/v1/collections/invoices/{id}/finalize
+// as billing does, in one transaction: lock the draft, take the next
+// number, open it, and write every column a draft's change may touch.
+func (s *server) finalizeInvoice(w http.ResponseWriter, r *http.Request) {
+	c, err := s.authenticate(r, "collections:write", "invoices:write")
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	ctx := r.Context()
+	if on, err := s.moduleOn(ctx, c, catalog.ModuleInvoices); err != nil || !on {
+		respondError(w, orDisabled(err))
+		return
+	}
+	id, err := invoiceID(r)
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	var inv storedInvoice
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if inv, err = lockInvoice(ctx, tx, c.tenantID, id); err != nil {
+			return err
+		}
+		if inv.Status != "draft" {
+			return fail(http.StatusConflict, "conflict", "invoice is "+inv.Status+", cannot finalize")
+		}
+		if inv.number == nil {
+			n, err := nextNumber(ctx, tx, c.tenantID)
+			if err != nil {
+				return err
+			}
+			inv.Number, inv.number = n, &n
+		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		inv.Status, inv.FinalizedAt = "open", &now
+		inv.settle(now)
+		_, err := tx.Exec(ctx, `UPDATE invoices SET number = $3, status = $4, customer_name = $5, customer_email = $6,
+			line_items = $7, subtotal = $8, tax = $9, total = $10, amount_paid = $11, amount_due = $12, received = $13,
+			refunded = $14, due_date = $15, memo = $16, metadata = $17, finalized_at = $18, paid_at = $19
+			WHERE tenant_id = $1 AND id = $2`,
+			c.tenantID, id, inv.number, inv.Status, inv.Customer.Name, inv.Customer.Email, inv.lines, inv.Subtotal,
+			inv.Tax, inv.Total, inv.AmountPaid, inv.AmountDue, inv.received, inv.refunded, inv.dueDate, inv.Memo, inv.meta,
+			inv.FinalizedAt, inv.PaidAt)
+		return err
+	})
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, inv.invoice)
+}
+
+// payment has the JSON shape of billing.Payment.
+type payment struct {
+	ID         string    `json:"id"`
+	InvoiceID  string    `json:"invoice_id"`
+	Kind       string    `json:"kind"`
+	Amount     int64     `json:"amount"`
+	Currency   string    `json:"currency"`
+	Source     string    `json:"source"`
+	Method     string    `json:"method,omitempty"`
+	Reference  string    `json:"reference"`
+	ReceivedAt time.Time `json:"received_at"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// recordPayment answers POST /api/v1/collections/invoices/{id}/payments as
+// billing's Ledger.Record does, in one transaction: lock the open invoice,
+// add the payment to its sums (no more than is due), write the invoice's
+// money columns and the ledger entry.
+func (s *server) recordPayment(w http.ResponseWriter, r *http.Request) {
+	c, err := s.authenticate(r, "collections:write", "invoices:write")
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	ctx := r.Context()
+	if on, err := s.moduleOn(ctx, c, catalog.ModuleInvoices); err != nil || !on {
+		respondError(w, orDisabled(err))
+		return
+	}
+	id, err := invoiceID(r)
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	var in struct {
+		Amount     int64      `json:"amount"`
+		Currency   string     `json:"currency,omitempty"`
+		Method     string     `json:"method"`
+		Reference  string     `json:"reference,omitempty"`
+		ReceivedAt *time.Time `json:"received_at,omitempty"`
+	}
+	if err := decodeBody(r, &in); err != nil {
+		respondError(w, err)
+		return
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	bad := func(field string) {
+		respondError(w, fail(http.StatusUnprocessableEntity, "validation_failed", field+" is invalid"))
+	}
+	switch {
+	case in.Amount < 1 || in.Amount > 1_000_000_000_000_000:
+		bad("amount")
+		return
+	case !strings.Contains(" bank_transfer cash check card other ", " "+in.Method+" "):
+		bad("method")
+		return
+	case utf8.RuneCountInString(in.Reference) > 200 || strings.ContainsRune(in.Reference, 0):
+		bad("reference")
+		return
+	case in.ReceivedAt != nil && in.ReceivedAt.After(now):
+		bad("received_at")
+		return
+	}
+	p := payment{ID: newID("pay"), InvoiceID: id, Kind: "payment", Amount: in.Amount, Source: "manual",
+		Method: in.Method, Reference: in.Reference, ReceivedAt: now, CreatedAt: now}
+	if in.ReceivedAt != nil {
+		p.ReceivedAt = in.ReceivedAt.UTC().Truncate(time.Microsecond)
+	}
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		inv, err := lockInvoice(ctx, tx, c.tenantID, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case inv.Status != "open":
+			return fail(http.StatusConflict, "conflict", "invoice is "+inv.Status+", cannot record a payment")
+		case in.Currency != "" && in.Currency != inv.Currency:
+			return fail(http.StatusUnprocessableEntity, "validation_failed", "currency is invalid")
+		case in.Amount > inv.AmountDue:
+			return fail(http.StatusUnprocessableEntity, "validation_failed", "amount is invalid")
+		}
+		inv.received += in.Amount
+		inv.settle(now)
+		if _, err := tx.Exec(ctx, `UPDATE invoices SET status = $3, amount_paid = $4, amount_due = $5, received = $6,
+			refunded = $7, finalized_at = $8, paid_at = $9 WHERE tenant_id = $1 AND id = $2`,
+			c.tenantID, id, inv.Status, inv.AmountPaid, inv.AmountDue, inv.received, inv.refunded, inv.FinalizedAt, inv.PaidAt); err != nil {
+			return err
+		}
+		p.Currency = inv.Currency
+		_, err = tx.Exec(ctx, `INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source,
+			method, reference, event_id, received_at, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', $10, $11)`,
+			c.tenantID, p.ID, id, p.Kind, p.Amount, p.Currency, p.Source, p.Method, p.Reference, p.ReceivedAt, p.CreatedAt)
+		return err
+	})
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, p)
+}

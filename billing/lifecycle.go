@@ -1,0 +1,289 @@
+package billing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/field"
+)
+
+// Patch is one member of a partial update such as UpdateInvoiceInput:
+// left out (the zero Patch: unchanged), sent as null (Null: cleared), or
+// sent with a value. It decodes itself from JSON, where a member left out
+// and one sent as null mean different things, as in a JSON merge patch
+// (RFC 7396). It is meant for text and maps; a member that is an object
+// with fields of its own is a pointer to a struct instead, so that the
+// decoder still refuses its unknown fields.
+type Patch[T any] struct {
+	// Set reports that the member was sent, as a value or as null.
+	Set bool
+	// Null reports that it was sent as null.
+	Null bool
+	// Value is what was sent; the zero T when Null.
+	Value T
+}
+
+// PatchTo returns the Patch that sets a member to v.
+func PatchTo[T any](v T) Patch[T] { return Patch[T]{Set: true, Value: v} }
+
+// PatchNull returns the Patch that clears a member.
+func PatchNull[T any]() Patch[T] { return Patch[T]{Set: true, Null: true} }
+
+// UnmarshalJSON implements json.Unmarshaler: null clears, anything else is
+// decoded as a T.
+func (p *Patch[T]) UnmarshalJSON(b []byte) error {
+	*p = Patch[T]{Set: true}
+	if bytes.Equal(b, []byte("null")) {
+		p.Null = true
+		return nil
+	}
+	if err := json.Unmarshal(b, &p.Value); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// The offset is into this member, not into the whole body the
+			// caller decodes; 0 says it is unknown, and the caller's
+			// decoder names the member in te.Field.
+			te.Offset = 0
+		}
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler: null when Null, else the value.
+// Leave a member out with the struct tag option omitzero.
+func (p Patch[T]) MarshalJSON() ([]byte, error) {
+	if p.Null || !p.Set {
+		return []byte("null"), nil
+	}
+	return json.Marshal(p.Value)
+}
+
+// UpdateInvoiceInput is a change of a draft: the body of
+// PATCH /api/v1/collections/invoices/{id}, with the semantics of a JSON
+// merge patch. A member left out is unchanged; one that is sent replaces
+// what the draft has, under the rules of CreateInvoiceInput, and the
+// amounts are computed again. The currency of an invoice never changes.
+type UpdateInvoiceInput struct {
+	// Customer changes the name, the email or both; nil leaves both.
+	Customer *CustomerUpdate `json:"customer,omitempty"`
+	// LineItems replaces every line when not nil (1..MaxLineItems lines;
+	// an empty list is refused); nil, or JSON null, leaves them.
+	LineItems []LineItemInput `json:"line_items,omitempty"`
+	// DueDate sets the due date ("YYYY-MM-DD"); null or "" clears it.
+	DueDate Patch[string] `json:"due_date,omitzero"`
+	// Memo sets the memo; null or "" clears it.
+	Memo Patch[string] `json:"memo,omitzero"`
+	// Metadata is merged key by key: a key with a value sets it, a key
+	// with null removes it, and keys not named are kept. null removes
+	// every key. The result is held to the bounds of CreateInvoiceInput.
+	Metadata Patch[map[string]*string] `json:"metadata,omitzero"`
+}
+
+// CustomerUpdate is the customer of UpdateInvoiceInput. A field left out
+// (or null: neither can be cleared) is unchanged.
+type CustomerUpdate struct {
+	// Name is 1..MaxCustomerNameLen characters once trimmed.
+	Name *string `json:"name,omitempty"`
+	// Email is a plain address of at most MaxEmailLen characters, stored
+	// lower-case.
+	Email *string `json:"email,omitempty"`
+}
+
+// Update changes the tenant's draft invoiceID as in says and computes its
+// amounts again, under the invoice's lock. A draft has taken no payment,
+// so amount_due is the new total.
+//
+// Errors: *InvalidError naming each field as CreateInvoiceInput does;
+// *TransitionError (ErrConflict) unless the invoice is a draft;
+// ErrNotFound; an error wrapping tenancy.ErrModuleDisabled when the
+// module is off.
+func (s *Service) Update(ctx context.Context, tenantID, invoiceID string, in UpdateInvoiceInput) (Invoice, error) {
+	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
+		return Invoice{}, fmt.Errorf("billing: update %s: %w", invoiceID, err)
+	}
+	if !id.Valid(id.Invoice, invoiceID) {
+		return Invoice{}, fmt.Errorf("billing: update %q: %w", invoiceID, ErrNotFound)
+	}
+	var inv Invoice
+	err := s.tx(ctx, func(ctx context.Context) error {
+		cur, err := s.store.InvoiceForUpdate(ctx, tenantID, invoiceID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != StatusDraft {
+			return &TransitionError{InvoiceID: cur.ID, Status: cur.Status, Action: "edit"}
+		}
+		if inv, err = applyUpdate(cur, in); err != nil {
+			return err
+		}
+		inv.settle(s.clock())
+		return s.store.SaveInvoice(ctx, inv)
+	})
+	if err != nil {
+		return Invoice{}, fmt.Errorf("billing: update %s: %w", invoiceID, err)
+	}
+	return inv, nil
+}
+
+// applyUpdate returns cur changed as in says, or an *InvalidError listing
+// everything wrong with the result.
+func applyUpdate(cur Invoice, in UpdateInvoiceInput) (Invoice, error) {
+	f := field.Errors{}
+	inv := cur
+	if c := in.Customer; c != nil {
+		if c.Name != nil {
+			inv.Customer.Name = strings.TrimSpace(*c.Name)
+			f.Text("customer.name", inv.Customer.Name, true, MaxCustomerNameLen)
+		}
+		if c.Email != nil {
+			email, code, msg := normalizeEmail(*c.Email)
+			if msg != "" {
+				f.Add("customer.email", code, msg)
+			}
+			inv.Customer.Email = email
+		}
+	}
+	if in.LineItems != nil {
+		inv.LineItems, inv.Subtotal, inv.Tax, inv.Total = computeTotals(f, in.LineItems)
+	}
+	if in.DueDate.Set {
+		inv.DueDate = in.DueDate.Value
+		if inv.DueDate != "" {
+			if t, err := time.Parse(DateLayout, inv.DueDate); err != nil || t.Format(DateLayout) != inv.DueDate {
+				f.Add("due_date", field.Invalid, "must be a date in the layout YYYY-MM-DD")
+			}
+		}
+	}
+	if in.Memo.Set {
+		inv.Memo = in.Memo.Value
+		f.Text("memo", inv.Memo, false, MaxMemoLen)
+	}
+	if in.Metadata.Set {
+		inv.Metadata = mergeMetadata(cur.Metadata, in.Metadata)
+		checkMetadata(f, inv.Metadata)
+	}
+	if err := f.Err(); err != nil {
+		return Invoice{}, err
+	}
+	return inv, nil
+}
+
+// mergeMetadata returns m merged with p as UpdateInvoiceInput.Metadata
+// says, leaving m as it is.
+func mergeMetadata(m map[string]string, p Patch[map[string]*string]) map[string]string {
+	out := map[string]string{}
+	if p.Null {
+		return out
+	}
+	maps.Copy(out, m)
+	for k, v := range p.Value {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = *v
+		}
+	}
+	return out
+}
+
+// Delete removes the tenant's draft invoiceID. It does not give back the
+// unit of the monthly collections.invoices limit its creation spent: the
+// limit counts the invoices a tenant creates in a month, and a unit given
+// back in another month than the one it was spent in would credit the
+// wrong period.
+//
+// Errors: *TransitionError (ErrConflict) unless the invoice is a draft; a
+// *NumberedDraftError (ErrConflict) for a draft made before drafts were
+// unnumbered, whose number would leave a gap; ErrNotFound; an error
+// wrapping tenancy.ErrModuleDisabled when the module is off.
+func (s *Service) Delete(ctx context.Context, tenantID, invoiceID string) error {
+	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
+		return fmt.Errorf("billing: delete %s: %w", invoiceID, err)
+	}
+	if !id.Valid(id.Invoice, invoiceID) {
+		return fmt.Errorf("billing: delete %q: %w", invoiceID, ErrNotFound)
+	}
+	err := s.tx(ctx, func(ctx context.Context) error {
+		cur, err := s.store.InvoiceForUpdate(ctx, tenantID, invoiceID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case cur.Status != StatusDraft:
+			return &TransitionError{InvoiceID: cur.ID, Status: cur.Status, Action: "delete"}
+		case cur.Number != "":
+			return &NumberedDraftError{InvoiceID: cur.ID, Number: cur.Number}
+		}
+		return s.store.DeleteInvoice(ctx, tenantID, invoiceID)
+	})
+	if err != nil {
+		return fmt.Errorf("billing: delete %s: %w", invoiceID, err)
+	}
+	return nil
+}
+
+// NumberedDraftError refuses to delete a draft that already has a number
+// (drafts created before drafts were unnumbered): deleting it would leave
+// a gap in the tenant's numbers. Finalize and void it instead. It matches
+// ErrConflict.
+type NumberedDraftError struct {
+	InvoiceID string
+	Number    string
+}
+
+// Error implements error.
+func (e *NumberedDraftError) Error() string {
+	return fmt.Sprintf("draft %s has the number %s, cannot delete", e.InvoiceID, e.Number)
+}
+
+// Detail is the sentence a client is shown.
+func (e *NumberedDraftError) Detail() string {
+	return fmt.Sprintf("draft %s already has its number, and deleting it would leave a gap; finalize and void it instead", e.Number)
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *NumberedDraftError) Is(target error) bool { return target == ErrConflict }
+
+// finalizeDraft is Finalize: under the invoice's lock, check that it is a
+// draft, number it unless it has a number, open it and write it, all in one
+// transaction.
+func (s *Service) finalizeDraft(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
+	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
+		return Invoice{}, fmt.Errorf("billing: finalize %s: %w", invoiceID, err)
+	}
+	if !id.Valid(id.Invoice, invoiceID) {
+		return Invoice{}, fmt.Errorf("billing: finalize %q: %w", invoiceID, ErrNotFound)
+	}
+	var inv Invoice
+	err := s.tx(ctx, func(ctx context.Context) error {
+		var err error
+		if inv, err = s.store.InvoiceForUpdate(ctx, tenantID, invoiceID); err != nil {
+			return err
+		}
+		if inv.Status != StatusDraft {
+			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: "finalize"}
+		}
+		if inv.Number == "" {
+			n, err := s.store.NextNumber(ctx, tenantID)
+			if err != nil {
+				return err
+			}
+			inv.Number = FormatNumber(n)
+		}
+		inv.finalize(s.clock())
+		return s.store.SaveInvoice(ctx, inv)
+	})
+	if err != nil {
+		return Invoice{}, fmt.Errorf("billing: finalize %s: %w", invoiceID, err)
+	}
+	return inv, nil
+}
