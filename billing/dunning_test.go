@@ -462,7 +462,7 @@ func TestMarkUncollectibleReason(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, _, _ := newMemService(t)
 			inv := mustInvoiceIn(t, svc, tenantA, billing.StatusOpen)
-			got, err := tt.mark(svc, inv.ID)
+			got, err := tt.mark(svc.Service, inv.ID)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("got error %v, want %v", err, tt.wantErr)
 			}
