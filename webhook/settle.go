@@ -137,27 +137,33 @@ func (s *Settlement) Apply(ctx context.Context, eventID, invoiceID string) (Reco
 		if !hasEffect(ev.Type) {
 			return fmt.Errorf("%w: it is a %s event, which has no effect", ErrConflict, ev.Type)
 		}
-		tenantID, err := s.svc.invoices.TenantOf(ctx, invoiceID)
+		if rec.Outcome != OutcomeUnmatched {
+			return fmt.Errorf("%w: it is %s", ErrConflict, rec.Outcome)
+		}
+		_, err = s.svc.invoices.TenantOf(ctx, invoiceID)
 		if errors.Is(err, billing.ErrNotFound) {
 			return field.NewInvalidError("invoice_id", field.Invalid, "no invoice has this id")
 		}
 		if err != nil {
 			return err
 		}
-		processed := s.svc.clock()
-		rec.Outcome, rec.Reason, rec.TenantID, rec.InvoiceID, rec.ProcessedAt = OutcomeApplied, "", tenantID, invoiceID, &processed
-		// Mark first: a concurrent settlement waits here, and then finds
-		// the event applied.
-		if err := s.inbox.Settle(ctx, rec, OutcomeUnmatched); err != nil {
-			return err
-		}
+		// The effect first, then the mark: the invoice's lock and then
+		// the event's row, in the order a delivery of the event takes
+		// them, so that the two wait for each other rather than
+		// deadlock. Of concurrent settlements, the mark lets one commit;
+		// the others roll their effect back.
 		ev.Data.InvoiceID = invoiceID
 		eff, err := s.svc.apply(ctx, ev)
 		if err != nil {
 			return err
 		}
 		if eff.outcome != OutcomeApplied {
-			return eff.cause // billing's refusal rolls the mark back
+			return eff.cause
+		}
+		processed := s.svc.clock()
+		rec.Outcome, rec.Reason, rec.TenantID, rec.InvoiceID, rec.ProcessedAt = OutcomeApplied, "", eff.tenantID, invoiceID, &processed
+		if err := s.inbox.Settle(ctx, rec, OutcomeUnmatched); err != nil {
+			return err
 		}
 		out = rec
 		return nil
