@@ -68,6 +68,11 @@ type App struct {
 	// each item is claimed by a database constraint, so it happens once.
 	// Add a job of your own with Scheduler.Add.
 	Scheduler *Scheduler
+	// Desk is the platform agents' view of support across tenants.
+	Desk *support.Desk
+	// Settlement lets operators settle the payment events that matched
+	// no invoice.
+	Settlement *webhook.Settlement
 	// Operators issues and authenticates the operator keys, the platform
 	// staff's credentials for the operator API.
 	Operators *operator.Keys
@@ -86,6 +91,7 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 	tenants := tenancystore.New(db)
 	ten := tenancy.New(tenants.Stores(), tx, cat)
 	invoices := billingstore.New(db)
+	tickets, events := supportstore.New(db), webhookstore.New(db)
 	bil := billing.NewService(invoices, ten.Entitlements, tx)
 	pay := billing.NewLedger(bil, invoices)
 	a := &App{
@@ -95,13 +101,15 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 		Billing:     bil,
 		Payments:    pay,
 		Dunning:     billing.NewDunning(bil, invoices, ten.Notifications),
-		Support:     support.NewService(supportstore.New(db), ten.Entitlements, ten.Notifications, tx),
-		Webhooks:    webhook.NewService(webhookstore.New(db), pay, ten.Notifications, tx),
+		Support:     support.NewService(tickets, ten.Entitlements, ten.Notifications, tx),
+		Webhooks:    webhook.NewService(events, pay, ten.Notifications, tx),
 		Scheduler:   NewScheduler(),
 		Operators:   operator.NewKeys(tenants),
 		db:          db,
 		idempotency: idempotency.New(db),
 	}
+	a.Desk = support.NewDesk(a.Support, tickets)
+	a.Settlement = webhook.NewSettlement(a.Webhooks, events)
 	a.schedule()
 	return a, nil
 }
@@ -140,6 +148,9 @@ func (a *App) operatorConfig() httpapi.OperatorConfig {
 		APIKeys:   a.Tenancy.Keys,
 		Limits:    a.Tenancy.Entitlements,
 		Terms:     a.Contracts,
+		Requests:  a.Contracts,
+		Tickets:   a.Desk,
+		Payments:  a.Settlement,
 	}
 }
 

@@ -130,6 +130,14 @@ type OperatorConfig struct {
 	Limits Limits
 	// Terms changes a tenant's plan and seats (a *contract.Service).
 	Terms Terms
+	// Requests lists and decides contract requests across tenants (a
+	// *contract.Service).
+	Requests OperatorRequests
+	// Tickets lists, answers and changes tickets across tenants (a
+	// *support.Desk).
+	Tickets OperatorTickets
+	// Payments settles unmatched payment events (a *webhook.Settlement).
+	Payments OperatorPayments
 }
 
 // API serves tenantkit's endpoints.

@@ -33,6 +33,9 @@ func routePath(pattern string) string {
 	return strings.NewReplacer(
 		"/api/operator/api-keys/{id}", "/api/operator/api-keys/"+id.New(id.APIKey),
 		"/api/operator/tenants/{id}", "/api/operator/tenants/"+id.New(id.Tenant),
+		"/api/operator/contract-requests/{id}", "/api/operator/contract-requests/"+id.New(id.Contract),
+		"/api/operator/tickets/{id}", "/api/operator/tickets/"+id.New(id.Ticket),
+		"/api/operator/payment-events/{id}", "/api/operator/payment-events/evt_nothing",
 		"/api/v1/collections/invoices/{id}", "/api/v1/collections/invoices/"+id.New(id.Invoice),
 		"/api/tickets/{id}", "/api/tickets/"+id.New(id.Ticket),
 		"/api/contract-requests/{id}", "/api/contract-requests/"+id.New(id.Contract),

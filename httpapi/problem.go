@@ -228,6 +228,8 @@ var errorTable = []errorMapping{
 	// webhook
 	{webhook.ErrSignature, http.StatusUnauthorized, CodeUnauthenticated},
 	{webhook.ErrMalformed, http.StatusBadRequest, CodeInvalidRequest},
+	{webhook.ErrNotFound, http.StatusNotFound, CodeNotFound},
+	{webhook.ErrConflict, http.StatusConflict, CodeConflict},
 	// storage faults: the client may retry
 	{fault.ErrUnavailable, http.StatusServiceUnavailable, CodeNotReady},
 }

@@ -24,6 +24,9 @@ var (
 
 	_ OperatorKeys      = (*operator.Keys)(nil)
 	_ OperatorDirectory = (*tenancy.Directory)(nil)
+	_ OperatorRequests  = (*contract.Service)(nil)
+	_ OperatorTickets   = (*support.Desk)(nil)
+	_ OperatorPayments  = (*webhook.Settlement)(nil)
 	_ Index             = (*tenancy.Index)(nil)
 	_ Members           = (*tenancy.Members)(nil)
 	_ APIKeys           = (*tenancy.Keys)(nil)
@@ -257,4 +260,46 @@ type Terms interface {
 	// "modules") for a change the contract's rules refuse;
 	// tenancy.ErrNotFound for an unknown tenant.
 	Change(ctx context.Context, tenantID string, ch contract.Change) (contract.Terms, error)
+}
+
+// OperatorRequests decides the tenants' contract requests.
+// *contract.Service implements it.
+type OperatorRequests interface {
+	// AllRequests: *tenancy.InvalidError (fields "status", "tenant_id",
+	// "cursor").
+	AllRequests(ctx context.Context, f contract.AllFilter) ([]contract.Request, bool, error)
+	// Approve and Reject: contract.ErrRequestNotFound (matching
+	// tenancy.ErrNotFound); *contract.RequestTransitionError (matching
+	// tenancy.ErrConflict) unless pending; *tenancy.InvalidError
+	// ("reason", or the change's fields when it no longer applies).
+	Approve(ctx context.Context, requestID, reason string) (contract.Request, error)
+	Reject(ctx context.Context, requestID, reason string) (contract.Request, error)
+}
+
+// OperatorTickets is the platform's help desk across tenants.
+// *support.Desk implements it.
+type OperatorTickets interface {
+	// Tickets: *support.InvalidError (fields "status", "priority",
+	// "tenant_id", "assignee", "cursor").
+	Tickets(ctx context.Context, f support.AgentFilter) ([]support.TenantTicket, bool, error)
+	// Ticket: support.ErrNotFound.
+	Ticket(ctx context.Context, ticketID string) (support.TenantTicket, error)
+	// Reply and Change: support.ErrNotFound; support.ErrConflict for a
+	// closed ticket or a move the lifecycle refuses; an InvalidError
+	// ("body", "status", "priority", "assignee_id").
+	Reply(ctx context.Context, ticketID, agentID, body string) (support.Comment, error)
+	Change(ctx context.Context, ticketID string, ch support.AgentChange) (support.TenantTicket, error)
+}
+
+// OperatorPayments settles the payment events that matched no invoice.
+// *webhook.Settlement implements it.
+type OperatorPayments interface {
+	// Events: *tenancy.InvalidError (fields "outcome", "cursor").
+	Events(ctx context.Context, f webhook.EventFilter) ([]webhook.Record, bool, error)
+	// Apply and Dismiss: webhook.ErrNotFound; webhook.ErrConflict when
+	// the event is not unmatched; *tenancy.InvalidError ("invoice_id",
+	// "reason"); Apply also billing.ErrCurrencyMismatch, ErrConflict and
+	// ErrInvalid when the invoice does not take the event.
+	Apply(ctx context.Context, eventID, invoiceID string) (webhook.Record, error)
+	Dismiss(ctx context.Context, eventID, reason string) (webhook.Record, error)
 }

@@ -48,6 +48,8 @@ type effect struct {
 	outcome             Outcome
 	reason              string
 	tenantID, invoiceID string
+	// cause is why the event is unmatched, as billing said it.
+	cause error
 }
 
 // apply gives ev its effect on the transaction in ctx. Events that cannot
@@ -98,7 +100,7 @@ func (s *Service) apply(ctx context.Context, ev Event) (effect, error) {
 
 // unmatched records why the event could not be applied.
 func (e effect) unmatched(why error) (effect, error) {
-	e.outcome, e.reason = OutcomeUnmatched, clean(why.Error(), maxReasonLen)
+	e.outcome, e.reason, e.cause = OutcomeUnmatched, clean(why.Error(), maxReasonLen), why
 	return e, nil
 }
 

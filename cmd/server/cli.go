@@ -41,9 +41,17 @@ var commands = []commandHelp{
 	{"operator-key create", "--name N --scopes operator:read,operator:write", "create an operator key (shown once)"},
 	{"operator-key list", "[--limit N] [--cursor ID]", "list operator keys, never their secrets"},
 	{"operator-key revoke", "KEY_ID", "revoke an operator key"},
+	{"contract list", "[--status S] [--tenant T] [--limit N] [--cursor ID]", "list contract change requests of every tenant, newest first"},
 	{"contract approve", "REQUEST_ID [--reason R]", "approve a contract change request"},
 	{"contract reject", "REQUEST_ID [--reason R]", "reject a contract change request"},
 	{"contract apply-due", "", "apply approved changes whose period has come"},
+	{"ticket list", "[--status S] [--priority P] [--tenant T] [--assignee A] [--limit N] [--cursor ID]", "list tickets of every tenant, newest first"},
+	{"ticket get", "TICKET_ID", "show a ticket of any tenant"},
+	{"ticket reply", "TICKET_ID --body B [--agent A]", "reply as a platform agent (the first reply stops the first-response clock)"},
+	{"ticket change", "TICKET_ID [--status S] [--priority P] [--assignee A | --unassign]", "change a ticket's status, priority or assignee"},
+	{"payment-event list", "[--outcome O] [--limit N] [--cursor ID]", "list the payment provider's events (unmatched by default)"},
+	{"payment-event apply", "EVENT_ID --invoice INVOICE_ID", "apply an unmatched payment event to the invoice it belongs to, once"},
+	{"payment-event dismiss", "EVENT_ID --reason R", "set an unmatched payment event aside"},
 	{"webhook sign", "--file F [--secret S] [--id ID] [--timestamp UNIX] [--scheme standard|stripe]", "sign a test payment event"},
 	{"seed", "--demo [--demo-env FILE]", "seed the demo data (as serve --demo does)"},
 	{"login-link", "--email E [--tenant T] [--base-url URL]", "print a one-time sign-in link to the tenant portal"},
@@ -120,6 +128,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runAdmin(ctx, cmd, args, stdout, stderr)
 	case "contract":
 		return runContract(ctx, args, stdout, stderr)
+	case "ticket", "payment-event":
+		return runWorkGroup(ctx, cmd, args, stdout, stderr)
 	case "webhook":
 		return runWebhook(args, stdout)
 	case "login-link":

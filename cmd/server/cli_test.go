@@ -133,6 +133,14 @@ func TestCLIErrors(t *testing.T) {
 		{"OperatorKeyListBadCursor", []string{"operator-key", "list", "--cursor", "key_1"}, codeInvalid, "cursor"},
 		{"OperatorKeyRevokeNoID", []string{"operator-key", "revoke"}, codeUsage, "KEY_ID"},
 		{"OperatorKeyRevokeUnknown", []string{"operator-key", "revoke", "opk_nope"}, codeNotFound, ""},
+		{"ContractListBadStatus", []string{"contract", "list", "--status", "open"}, codeInvalid, "status"},
+		{"TicketListBadPriority", []string{"ticket", "list", "--priority", "asap"}, codeInvalid, "priority"},
+		{"TicketGetUnknown", []string{"ticket", "get", "tkt_nope"}, codeNotFound, ""},
+		{"TicketReplyNoID", []string{"ticket", "reply", "--body", "hi"}, codeUsage, "ID"},
+		{"TicketChangeNothing", []string{"ticket", "change", "tkt_nope"}, codeUsage, "--status"},
+		{"PaymentEventListBadOutcome", []string{"payment-event", "list", "--outcome", "lost"}, codeInvalid, "outcome"},
+		{"PaymentEventApplyUnknown", []string{"payment-event", "apply", "evt_nope", "--invoice", "inv_x"}, codeNotFound, ""},
+		{"PaymentEventDismissNoReason", []string{"payment-event", "dismiss", "evt_nope"}, codeInvalid, "reason"},
 	}
 	covered := map[string]bool{"serve": true}
 	for _, tt := range tests {

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // The codes of cliError, stable for scripts (docs/operations.md).
@@ -57,12 +59,13 @@ func classify(err error) *cliError {
 	}
 	code := codeFailed
 	switch {
-	case errors.Is(err, tenancy.ErrNotFound), errors.Is(err, billing.ErrNotFound):
+	case errors.Is(err, tenancy.ErrNotFound), errors.Is(err, billing.ErrNotFound),
+		errors.Is(err, support.ErrNotFound), errors.Is(err, webhook.ErrNotFound):
 		code = codeNotFound
 	case errors.Is(err, tenancy.ErrConflict), errors.Is(err, billing.ErrConflict),
-		errors.Is(err, tenancy.ErrLimitExceeded):
+		errors.Is(err, tenancy.ErrLimitExceeded), errors.Is(err, support.ErrConflict), errors.Is(err, webhook.ErrConflict):
 		code = codeConflict
-	case errors.Is(err, tenancy.ErrInvalid), errors.Is(err, billing.ErrInvalid):
+	case errors.Is(err, tenancy.ErrInvalid), errors.Is(err, billing.ErrInvalid), errors.Is(err, billing.ErrCurrencyMismatch):
 		code = codeInvalid
 	}
 	return &cliError{Code: code, Message: strings.TrimRight(strings.TrimSpace(err.Error()), ";")}

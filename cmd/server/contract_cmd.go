@@ -14,6 +14,7 @@ import (
 
 // runContract runs the operator's contract commands:
 //
+//	server contract list [--status S] [--tenant T]  list requests of every tenant (work_cmd.go)
 //	server contract approve ccr_… [--reason R]   approve (an immediate request is applied at once)
 //	server contract reject ccr_… [--reason R]    reject; nothing changes
 //	server contract apply-due                    apply approved next_period requests now due
@@ -24,6 +25,9 @@ func runContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	sub, args, err := subcommand("contract", args, stdout)
 	if err != nil {
 		return err
+	}
+	if sub == "list" {
+		return runWork(ctx, "contract list", args, stdout, stderr)
 	}
 	var (
 		cfg    config

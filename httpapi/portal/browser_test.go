@@ -201,7 +201,6 @@ func TestBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "portal-csrf-refused")
 
-
 	// At phone width (375 px) no main page scrolls sideways.
 	run("phone width", chromedp.EmulateViewport(375, 812))
 	for _, p := range []struct{ name, url string }{

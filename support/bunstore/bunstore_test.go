@@ -21,7 +21,7 @@ import (
 func TestBunStoreConformance(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		ten := tenancy.NewDirectory(tenancystore.New(db), catalog.Default())
-		supporttest.Run(t, supporttest.Harness{
+		h := supporttest.Harness{
 			NewStore: func(*testing.T) support.Store { return bunstore.New(db) },
 			NewTenant: func(t *testing.T, _ support.Store) string {
 				t.Helper()
@@ -32,7 +32,9 @@ func TestBunStoreConformance(t *testing.T) {
 				}
 				return tn.ID
 			},
-		})
+		}
+		supporttest.Run(t, h)
+		t.Run("Agent", func(t *testing.T) { supporttest.RunAgent(t, h) })
 	}, tenancystore.Migrations(), bunstore.Migrations())
 }
 

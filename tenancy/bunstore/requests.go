@@ -99,9 +99,25 @@ func (s *Store) UpdateRequest(ctx context.Context, req contract.Request, from co
 
 // ListRequests implements contract.Store.
 func (s *Store) ListRequests(ctx context.Context, tenantID string, f contract.Filter) ([]contract.Request, bool, error) {
-	limit := max(f.Limit, 1) // the service clamped it; never scan without a bound
 	var rows []contractRequestRow
-	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
+	return s.listRequests(ctx, database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID), &rows, f)
+}
+
+// AllRequests implements contract.Store: the operators' query across
+// tenants, so not confined by database.ForTenant unless a tenant is asked
+// for.
+func (s *Store) AllRequests(ctx context.Context, f contract.AllFilter) ([]contract.Request, bool, error) {
+	var rows []contractRequestRow
+	q := s.conn(ctx).NewSelect().Model(&rows)
+	if f.TenantID != "" {
+		q = database.ForTenant(q, f.TenantID)
+	}
+	return s.listRequests(ctx, q, &rows, f.Filter)
+}
+
+// listRequests runs q, a select into rows, with f's conditions and page.
+func (s *Store) listRequests(ctx context.Context, q *bun.SelectQuery, rows *[]contractRequestRow, f contract.Filter) ([]contract.Request, bool, error) {
+	limit := max(f.Limit, 1) // the service clamped it; never scan without a bound
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
@@ -111,12 +127,12 @@ func (s *Store) ListRequests(ctx context.Context, tenantID string, f contract.Fi
 	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
 		return nil, false, translate(err)
 	}
-	more := len(rows) > limit
+	more := len(*rows) > limit
 	if more {
-		rows = rows[:limit]
+		*rows = (*rows)[:limit]
 	}
-	page := make([]contract.Request, len(rows))
-	for i, r := range rows {
+	page := make([]contract.Request, len(*rows))
+	for i, r := range *rows {
 		page[i] = r.request()
 	}
 	return page, more, nil

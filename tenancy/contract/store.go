@@ -8,8 +8,8 @@ import (
 // Store is the persistence of contracts: each tenant's terms and its
 // change requests. Implementations must be safe for concurrent use, run on
 // the transaction carried by ctx when there is one, confine every read and
-// write to the tenant they are given (except the two lookups by id that
-// say otherwise), and translate driver errors into tenancy's sentinels
+// write to the tenant they are given (except the lookups that say
+// otherwise), and translate driver errors into tenancy's sentinels
 // named below. tenancytest.RunContracts checks all of it.
 type Store interface {
 	// LockTerms locks the tenant's row until the transaction in ctx ends
@@ -58,6 +58,12 @@ type Store interface {
 	// operator who knows only the id; it is not confined to a tenant.
 	// tenancy.ErrNotFound when absent.
 	RequestTenant(ctx context.Context, id string) (string, error)
+	// AllRequests returns up to f.Limit (≥ 1) requests of every tenant,
+	// or of f.TenantID when set, newest (highest id) first, with id <
+	// f.Before when set and status f.Status when set; and whether more
+	// match beyond them. It is not confined to a tenant: the platform's
+	// operators call it. No error but a storage fault.
+	AllRequests(ctx context.Context, f AllFilter) (page []Request, hasMore bool, err error)
 	// DueRequests returns up to limit approved requests, of any tenant,
 	// whose EffectiveAt is at or before now, earliest first (then by id).
 	// It is not confined to a tenant: a scheduler calls it. No error but a

@@ -32,6 +32,7 @@ func RunContracts(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"UpdateGuardedByStatus", testUpdateRequest},
 		{"DecideConcurrent", testDecideConcurrent},
 		{"ListRequests", testListRequests},
+		{"AllRequests", testAllRequests},
 		{"DueRequests", testDueRequests},
 		{"RequestIsolation", testRequestIsolation},
 	})

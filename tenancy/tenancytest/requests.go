@@ -303,6 +303,46 @@ func testListRequests(t *testing.T, s Backend) {
 	}
 }
 
+// testAllRequests checks the operators' list across tenants: every
+// tenant's requests in one order, or one tenant's when asked.
+func testAllRequests(t *testing.T, s Backend) {
+	ctx := context.Background()
+	var all, onlyB []contract.Request // newest first
+	for i, tenantID := range []string{TenantA, TenantB, TenantA, TenantB} {
+		typ := []contract.ChangeType{contract.ChangePlan, contract.ChangePlan, contract.AddModule, contract.AddModule}[i]
+		r := mustCreateRequest(t, s, newRequest(tenantID, typ, i))
+		all = slices.Insert(all, 0, r)
+		if tenantID == TenantB {
+			onlyB = slices.Insert(onlyB, 0, r)
+		}
+	}
+	tests := []struct {
+		name     string
+		filter   contract.AllFilter
+		want     []contract.Request
+		wantMore bool
+	}{
+		{"EveryTenant", contract.AllFilter{Filter: contract.Filter{Limit: 10}}, all, false},
+		{"FirstPage", contract.AllFilter{Filter: contract.Filter{Limit: 3}}, all[:3], true},
+		{"NextPage", contract.AllFilter{Filter: contract.Filter{Limit: 3, Before: all[2].ID}}, all[3:], false},
+		{"OneTenant", contract.AllFilter{Filter: contract.Filter{Limit: 10}, TenantID: TenantB}, onlyB, false},
+		{"StatusNone", contract.AllFilter{Filter: contract.Filter{Limit: 10, Status: "applied"}}, nil, false},
+		{"Status", contract.AllFilter{Filter: contract.Filter{Limit: 10, Status: "pending"}}, all, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, more, err := s.Contracts.AllRequests(ctx, tc.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(requestIDs(got), requestIDs(tc.want)) || more != tc.wantMore {
+				t.Fatalf("AllRequests(%+v): got %v more=%v, want %v more=%v",
+					tc.filter, requestIDs(got), more, requestIDs(tc.want), tc.wantMore)
+			}
+		})
+	}
+}
+
 func testDueRequests(t *testing.T, s Backend) {
 	ctx := context.Background()
 	now := base().Add(24 * time.Hour)

@@ -14,12 +14,14 @@ import (
 
 func TestBunStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
-		webhooktest.Run(t, func(t *testing.T) webhook.Store {
+		newStore := func(t *testing.T) webhook.Store {
 			// One database per dialect; each case starts from an empty inbox.
 			if _, err := db.NewDelete().TableExpr("webhook_events").Where("TRUE").Exec(context.Background()); err != nil {
 				t.Fatalf("empty webhook_events: %v", err)
 			}
 			return bunstore.New(db)
-		})
+		}
+		webhooktest.Run(t, newStore)
+		t.Run("Inbox", func(t *testing.T) { webhooktest.RunInbox(t, newStore) })
 	}, bunstore.Migrations())
 }

@@ -1,0 +1,195 @@
+package support
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/field"
+)
+
+// AgentStore is the persistence of the platform's help desk: the queries
+// across tenants that Store, confined to one tenant, does not have.
+// Implementations follow Store's rules (concurrency, transactions, UTC,
+// translated errors). The Bun store implements both; supporttest.RunAgent
+// checks this one.
+type AgentStore interface {
+	// TicketTenant returns the tenant owning the ticket with id, for an
+	// agent who knows only the id; it is not confined to a tenant.
+	// ErrNotFound when no tenant has it.
+	TicketTenant(ctx context.Context, id string) (string, error)
+	// AllTickets returns up to f.Limit (at least 1) tickets of every
+	// tenant, or of f.TenantID when set, matching f, newest (greatest id)
+	// first, with ids less than f.Before when set, and whether more
+	// follow. Empty filter fields match everything.
+	AllTickets(ctx context.Context, f AgentFilter) (tickets []TenantTicket, hasMore bool, err error)
+}
+
+// TenantTicket is a ticket with the tenant it belongs to, as the
+// platform's agents see tickets across tenants.
+type TenantTicket struct {
+	TenantID string `json:"tenant_id"`
+	Ticket
+}
+
+// MarshalJSON writes the ticket's fields after "tenant_id" (the embedded
+// Ticket's own MarshalJSON would otherwise drop it).
+func (t TenantTicket) MarshalJSON() ([]byte, error) {
+	tenant, err := json.Marshal(t.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	ticket, err := json.Marshal(t.Ticket)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(`{"tenant_id":`), tenant...)
+	out = append(out, ',')
+	return append(out, ticket[1:]...), nil
+}
+
+// AgentFilter selects and pages tickets across tenants. The fields are
+// strings, as they arrive in query parameters; Desk.Tickets checks them.
+type AgentFilter struct {
+	// TenantID keeps the tickets of this tenant ("" = every tenant).
+	TenantID string
+	// Status and Priority keep tickets with these values ("" = any).
+	Status   string
+	Priority string
+	// AssigneeID keeps tickets assigned to this agent ("" = anyone's and
+	// nobody's).
+	AssigneeID string
+	// Limit is the page size, clamped as ListFilter's.
+	Limit int
+	// Before is the id of the last ticket of the previous page; anything
+	// but a ticket id is an *InvalidError on "cursor".
+	Before string
+}
+
+// Desk is the platform agents' view of support: tickets of every tenant,
+// found by id alone, answered and moved by agents. Each change goes
+// through Service's agent methods, so the same rules and locks apply.
+// Who acts is the agent id passed in; the actor in the context
+// (tenancy.ActorFrom) travels on to the stores for an audit trail.
+type Desk struct {
+	svc   *Service
+	store AgentStore
+}
+
+// NewDesk returns a Desk finding tickets across tenants in store and
+// changing them through svc.
+func NewDesk(svc *Service, store AgentStore) *Desk { return &Desk{svc: svc, store: store} }
+
+// Tickets returns a page of tickets of every tenant (or f.TenantID)
+// matching f, newest first, and whether more follow. The slice is never
+// nil. *InvalidError for an unknown status ("status") or priority
+// ("priority"), a malformed tenant id ("tenant_id") or assignee
+// ("assignee"), or a bad cursor ("cursor").
+func (d *Desk) Tickets(ctx context.Context, f AgentFilter) ([]TenantTicket, bool, error) {
+	lf, err := ListFilter{Status: f.Status, Priority: f.Priority, Limit: f.Limit, Before: f.Before}.normalize()
+	errs := field.Errors{}
+	if f.TenantID != "" && !id.Valid(id.Tenant, f.TenantID) {
+		errs.Add("tenant_id", field.Invalid, "must be a tenant id: ten_ and 26 lower-case letters and digits")
+	}
+	if f.AssigneeID != "" {
+		checkRef(errs, "assignee", f.AssigneeID)
+	}
+	if err := joinInvalid(err, errs); err != nil {
+		return nil, false, fmt.Errorf("support: list tickets of every tenant: %w", err)
+	}
+	f.Limit = lf.Limit
+	ts, more, err := d.store.AllTickets(ctx, f)
+	if err != nil {
+		return nil, false, fmt.Errorf("support: list tickets of every tenant: %w", err)
+	}
+	if ts == nil {
+		ts = []TenantTicket{}
+	}
+	return ts, more, nil
+}
+
+// joinInvalid merges the field errors of err (an *InvalidError or nil)
+// into errs and returns them all.
+func joinInvalid(err error, errs field.Errors) error {
+	if ie, ok := err.(*field.InvalidError); ok {
+		for _, fe := range ie.Errors() {
+			errs.Add(fe.Field, fe.Code, fe.Message)
+		}
+	}
+	return errs.Err()
+}
+
+// Ticket returns the ticket with id, whichever tenant owns it, whatever
+// its modules. ErrNotFound when none has it.
+func (d *Desk) Ticket(ctx context.Context, ticketID string) (TenantTicket, error) {
+	tenantID, err := d.tenantOf(ctx, ticketID)
+	if err != nil {
+		return TenantTicket{}, fmt.Errorf("support: ticket %s: %w", ticketID, err)
+	}
+	t, err := d.svc.store.Ticket(ctx, tenantID, ticketID)
+	if err != nil {
+		return TenantTicket{}, fmt.Errorf("support: ticket %s: %w", ticketID, err)
+	}
+	return TenantTicket{TenantID: tenantID, Ticket: t}, nil
+}
+
+// Reply adds the agent agentID's reply to the ticket with id, whichever
+// tenant owns it: Service.AgentReply, whose first reply stops the
+// first-response clock. Its errors, and ErrNotFound for an unknown id.
+func (d *Desk) Reply(ctx context.Context, ticketID, agentID, body string) (Comment, error) {
+	tenantID, err := d.tenantOf(ctx, ticketID)
+	if err != nil {
+		return Comment{}, fmt.Errorf("support: agent reply on ticket %s: %w", ticketID, err)
+	}
+	return d.svc.AgentReply(ctx, tenantID, ticketID, agentID, body)
+}
+
+// AgentChange is what an agent changes on a ticket at once; nil fields
+// stay as they are. ClearAssignee unassigns the ticket.
+type AgentChange struct {
+	Status        *Status
+	Priority      *Priority
+	AssigneeID    *string
+	ClearAssignee bool
+}
+
+// Change applies ch to the ticket with id, whichever tenant owns it,
+// through Service's Transition, SetPriority and Assign (in that order;
+// each commits on its own, as they would called one by one, so a refused
+// step leaves the earlier ones done). It returns the ticket as it ends.
+// Their errors, and ErrNotFound for an unknown id.
+func (d *Desk) Change(ctx context.Context, ticketID string, ch AgentChange) (TenantTicket, error) {
+	tenantID, err := d.tenantOf(ctx, ticketID)
+	if err != nil {
+		return TenantTicket{}, fmt.Errorf("support: change ticket %s: %w", ticketID, err)
+	}
+	out := TenantTicket{TenantID: tenantID}
+	if out.Ticket, err = d.svc.store.Ticket(ctx, tenantID, ticketID); err != nil {
+		return TenantTicket{}, fmt.Errorf("support: change ticket %s: %w", ticketID, err)
+	}
+	if ch.Status != nil {
+		if out.Ticket, err = d.svc.Transition(ctx, tenantID, ticketID, *ch.Status); err != nil {
+			return TenantTicket{}, err
+		}
+	}
+	if ch.Priority != nil {
+		if out.Ticket, err = d.svc.SetPriority(ctx, tenantID, ticketID, *ch.Priority); err != nil {
+			return TenantTicket{}, err
+		}
+	}
+	if ch.AssigneeID != nil || ch.ClearAssignee {
+		if out.Ticket, err = d.svc.Assign(ctx, tenantID, ticketID, ch.AssigneeID); err != nil {
+			return TenantTicket{}, err
+		}
+	}
+	return out, nil
+}
+
+// tenantOf finds the tenant of a ticket known by id alone.
+func (d *Desk) tenantOf(ctx context.Context, ticketID string) (string, error) {
+	if !id.Valid(id.Ticket, ticketID) {
+		return "", ErrNotFound
+	}
+	return d.store.TicketTenant(ctx, ticketID)
+}
