@@ -138,6 +138,7 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Billing:       a.Billing,
 		Payments:      a.Payments,
 		Support:       a.Support,
+		Events:        a.Events,
 		Webhooks:      a.Webhooks,
 		Operator:      a.operatorConfig(),
 		Idempotency:   a.idempotency,

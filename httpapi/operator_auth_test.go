@@ -37,6 +37,8 @@ func routePath(pattern string) string {
 		"/api/tickets/{id}", "/api/tickets/"+id.New(id.Ticket),
 		"/api/contract-requests/{id}", "/api/contract-requests/"+id.New(id.Contract),
 		"/api/tenant/notifications/{id}", "/api/tenant/notifications/"+id.New(id.Notification),
+		"/api/operator/events/{id}", "/api/operator/events/"+id.New(id.Event),
+		"/api/events/{id}", "/api/events/"+id.New(id.Event),
 		"{user_id}", id.New(id.User),
 		"{feature}", "seats",
 	).Replace(pattern)

@@ -14,7 +14,6 @@ package event
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -107,8 +106,8 @@ type Event struct {
 }
 
 // ErrNotFound is returned for an event that does not exist or that the
-// caller may not see.
-var ErrNotFound = errors.New("event: not found")
+// caller may not see. It matches tenancy.ErrNotFound.
+var ErrNotFound = fmt.Errorf("event: %w", tenancy.ErrNotFound)
 
 // Filter selects a page of events, newest first.
 type Filter struct {
