@@ -218,7 +218,8 @@ func TestActorInContext(t *testing.T) {
 		if r.status != http.StatusCreated {
 			t.Fatalf("create tenant: %d %s", r.status, r.body)
 		}
-		want := tenancy.Actor{Kind: tenancy.ActorOperator, ID: k.ID, Credential: "operator:" + k.ID, Method: "operator_key", RequestID: "req-op-1"}
+		want := tenancy.Actor{Kind: tenancy.ActorOperator, ID: k.ID, Credential: "operator:" + k.ID, Method: "operator_key", RequestID: "req-op-1",
+			ClientIP: "127.0.0.1"}
 		if act := <-got; act != want {
 			t.Fatalf("operator actor: got %+v, want %+v", act, want)
 		}
