@@ -533,3 +533,24 @@ func TestEventsPrune(t *testing.T) {
 		}
 	})
 }
+
+// TestEventsOfProviderPayment checks the events of the payment provider's
+// webhook: the system is the actor, and the request id is the delivery's.
+func TestEventsOfProviderPayment(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		invoiceID := e.mustCreateInvoice(t, 1000)
+		body := paymentEvent(newEventID(), "payment.succeeded", invoiceID, 1000, "USD")
+		h := signed(t, webhookSecret, body)
+		h["X-Request-ID"] = "req-provider-1"
+		wantAck(t, e.do(t, request{method: "POST", path: webhookPath, body: body, header: h}), false, "applied")
+		got := byRequest(acmeEvents(t, e, "resource_id="+invoiceID), "req-provider-1")
+		if types := eventTypes(got); !slices.Equal(types, []string{"invoice.payment_recorded", "invoice.paid"}) {
+			t.Fatalf("events = %v, want payment_recorded and paid", types)
+		}
+		for _, ev := range got {
+			if ev.Actor.Type != "system" || ev.Actor.ID != "" || ev.Actor.CredentialID != "" {
+				t.Errorf("actor = %+v, want the system", ev.Actor)
+			}
+		}
+	})
+}

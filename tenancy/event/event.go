@@ -181,11 +181,21 @@ func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, reso
 	return nil
 }
 
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying the id of the request it serves, for
+// the events of changes made without an authenticated actor (the payment
+// provider's webhook). The HTTP API sets it on every request.
+func WithRequestID(ctx context.Context, requestID string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, requestID)
+}
+
 // actorOf turns the actor ctx carries into an event's actor and request id.
 func actorOf(ctx context.Context) (Actor, string) {
 	a, ok := tenancy.ActorFrom(ctx)
 	if !ok {
-		return Actor{Type: ActorSystem}, ""
+		reqID, _ := ctx.Value(requestIDKey{}).(string)
+		return Actor{Type: ActorSystem}, reqID
 	}
 	out := Actor{ID: a.ID, AuthMethod: a.Method, ClientIP: a.ClientIP}
 	switch {
