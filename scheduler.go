@@ -35,6 +35,9 @@ const (
 	// JobIdempotencyPurge deletes the Idempotency-Keys older than
 	// httpapi.IdempotencyTTL.
 	JobIdempotencyPurge = "idempotency.purge"
+	// JobEventsPrune deletes the events older than App.EventRetention
+	// (none when it is 0).
+	JobEventsPrune = "events.prune"
 )
 
 // Scheduler runs periodic jobs: Tick runs each once at a given time, Run
@@ -168,6 +171,10 @@ func (a *App) schedule() {
 	s.Add(JobSLA, a.Support.CheckSLA)
 	s.Add(JobIdempotencyPurge, func(ctx context.Context, now time.Time) (int, error) {
 		n, err := a.idempotency.Purge(ctx, now.Add(-httpapi.IdempotencyTTL))
+		return int(n), err
+	})
+	s.Add(JobEventsPrune, func(ctx context.Context, now time.Time) (int, error) {
+		n, err := a.Events.Prune(ctx, now, a.EventRetention)
 		return int(n), err
 	})
 }

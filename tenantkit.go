@@ -21,6 +21,8 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/tenancy/event"
+	eventstore "github.com/tenantkit/tenantkit/tenancy/event/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
 	webhookstore "github.com/tenantkit/tenantkit/webhook/bunstore"
@@ -76,6 +78,14 @@ type App struct {
 	// Operators issues and authenticates the operator keys, the platform
 	// staff's credentials for the operator API.
 	Operators *operator.Keys
+	// Events is the audit trail: one event for every change the services
+	// make, written in the change's transaction; tenants read their own,
+	// operators everyone's.
+	Events *event.Log
+	// EventRetention is how long events are kept: the Scheduler deletes
+	// older ones (JobEventsPrune). 0 keeps them forever. New sets
+	// DefaultEventRetention; change it before the Scheduler runs.
+	EventRetention time.Duration
 
 	db          *bun.DB
 	idempotency *idempotency.Store
@@ -88,28 +98,32 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 		return nil, errors.New("tenantkit: New needs a database and a catalog")
 	}
 	tx := NewTransactor(db)
+	events := eventstore.New(db)
+	rec := event.NewRecorder(events)
 	tenants := tenancystore.New(db)
-	ten := tenancy.New(tenants.Stores(), tx, cat)
+	ten := tenancy.New(tenants.Stores(), tx, cat, tenancy.WithEvents(rec))
 	invoices := billingstore.New(db)
-	tickets, events := supportstore.New(db), webhookstore.New(db)
-	bil := billing.NewService(invoices, ten.Entitlements, tx)
+	tickets, inbox := supportstore.New(db), webhookstore.New(db)
+	bil := billing.NewService(invoices, ten.Entitlements, tx, billing.WithEvents(rec))
 	pay := billing.NewLedger(bil, invoices)
 	a := &App{
-		Catalog:     cat,
-		Tenancy:     ten,
-		Contracts:   contract.NewService(tenants, ten.Entitlements, ten.Notifications, tx, cat),
-		Billing:     bil,
-		Payments:    pay,
-		Dunning:     billing.NewDunning(bil, invoices, ten.Notifications),
-		Support:     support.NewService(tickets, ten.Entitlements, ten.Notifications, tx),
-		Webhooks:    webhook.NewService(events, pay, ten.Notifications, tx),
-		Scheduler:   NewScheduler(),
-		Operators:   operator.NewKeys(tenants),
-		db:          db,
-		idempotency: idempotency.New(db),
+		Catalog:        cat,
+		Tenancy:        ten,
+		Contracts:      contract.NewService(tenants, ten.Entitlements, ten.Notifications, tx, cat, contract.WithEvents(rec)),
+		Billing:        bil,
+		Payments:       pay,
+		Dunning:        billing.NewDunning(bil, invoices, ten.Notifications),
+		Support:        support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec)),
+		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx),
+		Scheduler:      NewScheduler(),
+		Operators:      operator.NewKeys(tenants),
+		Events:         event.NewLog(events),
+		EventRetention: DefaultEventRetention,
+		db:             db,
+		idempotency:    idempotency.New(db),
 	}
 	a.Desk = support.NewDesk(a.Support, tickets)
-	a.Settlement = webhook.NewSettlement(a.Webhooks, events)
+	a.Settlement = webhook.NewSettlement(a.Webhooks, inbox)
 	a.schedule()
 	return a, nil
 }
@@ -131,6 +145,7 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Billing:       a.Billing,
 		Payments:      a.Payments,
 		Support:       a.Support,
+		Events:        a.Events,
 		Webhooks:      a.Webhooks,
 		Operator:      a.operatorConfig(),
 		Idempotency:   a.idempotency,
@@ -171,6 +186,10 @@ func (a *App) Ready(ctx context.Context) error {
 	return nil
 }
 
+// DefaultEventRetention is how long an App keeps events unless told
+// otherwise: 90 days.
+const DefaultEventRetention = 90 * 24 * time.Hour
+
 // PurgeIdempotencyKeys deletes the Idempotency-Keys older than
 // httpapi.IdempotencyTTL, which can no longer be replayed, and returns how
 // many it deleted. The Scheduler does it at every tick (JobIdempotencyPurge).
@@ -180,10 +199,10 @@ func (a *App) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
 
 // Schema lists the embedded migrations of everything tenantkit stores, in
 // the order they apply: idempotency keys, tenancy, billing, support,
-// webhook events, the portal's sign-in links. Each holds the folders "postgres" and "sqlite".
+// webhook events, the portal's sign-in links, the audit trail's events. Each holds the folders "postgres" and "sqlite".
 func Schema() []fs.FS {
 	return []fs.FS{idempotency.Migrations(), tenancystore.Migrations(), billingstore.Migrations(),
-		supportstore.Migrations(), webhookstore.Migrations(), portalstore.Migrations()}
+		supportstore.Migrations(), webhookstore.Migrations(), portalstore.Migrations(), eventstore.Migrations()}
 }
 
 // Migrate applies every pending migration of Schema to db, Postgres or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -182,7 +183,7 @@ func (l *Ledger) Record(ctx context.Context, tenantID, invoiceID string, in Reco
 	if err != nil {
 		return Payment{}, Invoice{}, fmt.Errorf("billing: record payment on %s: %w", invoiceID, err)
 	}
-	inv, err := l.apply(ctx, tenantID, invoiceID, &entry, func(inv *Invoice, now time.Time) error {
+	inv, err := l.apply(ctx, tenantID, invoiceID, &entry, event.InvoicePaymentRecorded, func(inv *Invoice, now time.Time) error {
 		switch {
 		case inv.Status != StatusOpen:
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: "record a payment"}
@@ -273,7 +274,7 @@ func (l *Ledger) InvoiceByID(ctx context.Context, invoiceID string) (Invoice, er
 // transaction (a savepoint of the one in ctx), then writes the invoice and
 // e, completed with the invoice's ids and currency, as its ledger entry.
 // change settles the invoice; its error rolls everything back.
-func (l *Ledger) apply(ctx context.Context, tenantID, invoiceID string, e *Payment,
+func (l *Ledger) apply(ctx context.Context, tenantID, invoiceID string, e *Payment, eventType string,
 	change func(inv *Invoice, now time.Time) error) (Invoice, error) {
 	if !id.Valid(id.Invoice, invoiceID) {
 		return Invoice{}, ErrNotFound
@@ -284,7 +285,7 @@ func (l *Ledger) apply(ctx context.Context, tenantID, invoiceID string, e *Payme
 		if inv, err = l.svc.store.InvoiceForUpdate(ctx, tenantID, invoiceID); err != nil {
 			return err
 		}
-		now := l.svc.clock()
+		now, before := l.svc.clock(), inv.Status
 		if err := change(&inv, now); err != nil {
 			return err
 		}
@@ -292,7 +293,10 @@ func (l *Ledger) apply(ctx context.Context, tenantID, invoiceID string, e *Payme
 			return err
 		}
 		e.complete(inv, now)
-		return l.payments.AddPayment(ctx, *e)
+		if err := l.payments.AddPayment(ctx, *e); err != nil {
+			return err
+		}
+		return l.svc.record(ctx, eventType, before, inv)
 	})
 	if err != nil {
 		return Invoice{}, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -126,7 +127,10 @@ func (s *Service) Update(ctx context.Context, tenantID, invoiceID string, in Upd
 			return err
 		}
 		inv.settle(s.clock())
-		return s.store.SaveInvoice(ctx, inv)
+		if err := s.store.SaveInvoice(ctx, inv); err != nil {
+			return err
+		}
+		return s.record(ctx, event.InvoiceUpdated, cur.Status, inv)
 	})
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: update %s: %w", invoiceID, err)
@@ -223,7 +227,10 @@ func (s *Service) Delete(ctx context.Context, tenantID, invoiceID string) error 
 		case cur.Number != "":
 			return &NumberedDraftError{InvoiceID: cur.ID, Number: cur.Number}
 		}
-		return s.store.DeleteInvoice(ctx, tenantID, invoiceID)
+		if err := s.store.DeleteInvoice(ctx, tenantID, invoiceID); err != nil {
+			return err
+		}
+		return s.record(ctx, event.InvoiceDeleted, cur.Status, cur)
 	})
 	if err != nil {
 		return fmt.Errorf("billing: delete %s: %w", invoiceID, err)
@@ -280,7 +287,10 @@ func (s *Service) finalizeDraft(ctx context.Context, tenantID, invoiceID string)
 			inv.Number = FormatNumber(n)
 		}
 		inv.finalize(s.clock())
-		return s.store.SaveInvoice(ctx, inv)
+		if err := s.store.SaveInvoice(ctx, inv); err != nil {
+			return err
+		}
+		return s.record(ctx, event.InvoiceFinalized, StatusDraft, inv)
 	})
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: finalize %s: %w", invoiceID, err)

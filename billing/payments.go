@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/internal/arith"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -165,7 +166,7 @@ func (l *Ledger) applyMoney(ctx context.Context, tenantID, invoiceID string, p P
 	if err != nil {
 		return Invoice{}, err
 	}
-	return l.apply(ctx, tenantID, invoiceID, &e, func(inv *Invoice, now time.Time) error {
+	return l.apply(ctx, tenantID, invoiceID, &e, moneyEvent(kind), func(inv *Invoice, now time.Time) error {
 		return applyTo(inv, p.Currency, apply, now)
 	})
 }
@@ -200,7 +201,10 @@ func (l *Ledger) applyMoneyByID(ctx context.Context, invoiceID string, p Provide
 			return err
 		}
 		e.complete(inv, now)
-		return l.payments.AddPayment(ctx, e)
+		if err := l.payments.AddPayment(ctx, e); err != nil {
+			return err
+		}
+		return l.svc.record(ctx, moneyEvent(kind), found.Status, inv)
 	})
 	if err != nil {
 		return found, err
@@ -218,4 +222,12 @@ func applyTo(inv *Invoice, currency string, apply func(inv *Invoice) error, now 
 	}
 	inv.settle(now)
 	return nil
+}
+
+// moneyEvent is the event type of a payment or refund of kind.
+func moneyEvent(kind PaymentKind) string {
+	if kind == KindRefund {
+		return event.InvoiceRefunded
+	}
+	return event.InvoicePaymentRecorded
 }

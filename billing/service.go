@@ -9,6 +9,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -54,6 +55,8 @@ type Service struct {
 	// join is the Transactor's JoinTx when it has one, else tx (see joiner).
 	join func(ctx context.Context, fn func(ctx context.Context) error) error
 	now  func() time.Time
+	// events records the audit trail (WithEvents); nil records nothing.
+	events Events
 }
 
 // Option configures a Service.
@@ -133,7 +136,10 @@ func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceI
 			}
 			inv.Number = FormatNumber(n)
 		}
-		return s.store.CreateInvoice(ctx, inv)
+		if err := s.store.CreateInvoice(ctx, inv); err != nil {
+			return err
+		}
+		return s.record(ctx, event.InvoiceCreated, StatusDraft, inv)
 	})
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
@@ -217,7 +223,7 @@ func (s *Service) Finalize(ctx context.Context, tenantID, invoiceID string) (Inv
 // *TransitionError (ErrConflict) unless the invoice is open; ErrNotFound;
 // an error wrapping tenancy.ErrModuleDisabled when the module is off.
 func (s *Service) Void(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
-	return s.transition(ctx, tenantID, invoiceID, "void", StatusOpen, StatusVoid)
+	return s.transition(ctx, tenantID, invoiceID, "void", event.InvoiceVoided, StatusOpen, StatusVoid)
 }
 
 // MarkUncollectible writes an open invoice off as a bad debt, with
@@ -233,11 +239,11 @@ func (s *Service) MarkUncollectible(ctx context.Context, tenantID, invoiceID str
 // from → to, under the invoice's row lock (Finalize, which also numbers
 // the invoice, has its own). from matters beside CanTransition: paid →
 // open is a legal move, but only a refund makes it.
-func (s *Service) transition(ctx context.Context, tenantID, invoiceID, action string, from, to Status) (Invoice, error) {
+func (s *Service) transition(ctx context.Context, tenantID, invoiceID, action, eventType string, from, to Status) (Invoice, error) {
 	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
 		return Invoice{}, fmt.Errorf("billing: %s %s: %w", action, invoiceID, err)
 	}
-	inv, err := s.update(ctx, tenantID, invoiceID, func(inv *Invoice, now time.Time) error {
+	inv, err := s.update(ctx, tenantID, invoiceID, eventType, func(inv *Invoice, now time.Time) error {
 		if inv.Status != from || !CanTransition(from, to) {
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: action}
 		}
@@ -252,8 +258,9 @@ func (s *Service) transition(ctx context.Context, tenantID, invoiceID, action st
 }
 
 // update runs a read-modify-write of one invoice in a transaction, holding
-// the invoice's lock from the read to the write.
-func (s *Service) update(ctx context.Context, tenantID, invoiceID string, change func(inv *Invoice, now time.Time) error) (Invoice, error) {
+// the invoice's lock from the read to the write, and records the event
+// eventType of the change in it.
+func (s *Service) update(ctx context.Context, tenantID, invoiceID, eventType string, change func(inv *Invoice, now time.Time) error) (Invoice, error) {
 	if !id.Valid(id.Invoice, invoiceID) {
 		return Invoice{}, ErrNotFound
 	}
@@ -264,10 +271,14 @@ func (s *Service) update(ctx context.Context, tenantID, invoiceID string, change
 		if err != nil {
 			return err
 		}
+		before := inv.Status
 		if err := change(&inv, s.clock()); err != nil {
 			return err
 		}
-		return s.store.UpdateInvoice(ctx, inv)
+		if err := s.store.UpdateInvoice(ctx, inv); err != nil {
+			return err
+		}
+		return s.record(ctx, eventType, before, inv)
 	})
 	if err != nil {
 		return Invoice{}, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // UncollectibleReason says who wrote an invoice off as uncollectible.
@@ -38,7 +39,7 @@ func (s *Service) MarkUncollectibleFor(ctx context.Context, tenantID, invoiceID 
 	if err := s.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
 		return Invoice{}, fmt.Errorf("billing: %s %s: %w", action, invoiceID, err)
 	}
-	inv, err := s.update(ctx, tenantID, invoiceID, func(inv *Invoice, now time.Time) error {
+	inv, err := s.update(ctx, tenantID, invoiceID, event.InvoiceUncollectible, func(inv *Invoice, now time.Time) error {
 		if inv.Status != StatusOpen || !CanTransition(inv.Status, StatusUncollectible) {
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: action}
 		}

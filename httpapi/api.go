@@ -62,6 +62,10 @@ type Config struct {
 	Payments InvoicePayments
 	// Support serves the tickets endpoints; nil leaves them 501.
 	Support Tickets
+	// Events serves the audit trail at GET /api/events and, to
+	// operators, GET /api/operator/events (an *event.Log); nil leaves
+	// them 501.
+	Events EventLog
 	// Webhooks records and applies the payment provider's events at
 	// POST /api/webhooks/payment-provider; nil leaves it 501.
 	Webhooks PaymentEvents

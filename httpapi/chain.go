@@ -153,7 +153,9 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reques
 	}
 	f := logFieldsFrom(r.Context())
 	f.userID, f.credentialID = p.User.ID, p.Credential.Key
-	ctx := tenancy.WithActor(WithPrincipal(r.Context(), p), p.actor(RequestIDFrom(r.Context())))
+	actor := p.actor(RequestIDFrom(r.Context()))
+	actor.ClientIP = a.clientIP.ip(r)
+	ctx := tenancy.WithActor(WithPrincipal(r.Context(), p), actor)
 	return r.WithContext(ctx), nil
 }
 

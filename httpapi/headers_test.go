@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tenantkit/tenantkit/httpapi"
+	opkey "github.com/tenantkit/tenantkit/tenancy/operator"
 )
 
 // TestResponseHeaders sends one request to every route of the route table
@@ -101,6 +102,27 @@ func TestResponseHeaders(t *testing.T) {
 		for name, tt := range operatorHeaderCases(t, e) {
 			routes[name] = tt
 		}
+		_, opKey := newOperatorKey(t, e, opkey.ScopeRead)
+		routes["GET /api/events"] = struct {
+			req        request
+			wantStatus int
+			cacheable  bool
+		}{req: request{method: "GET", path: "/api/events", bearer: e.keyAll, header: acme}, wantStatus: 200}
+		routes["GET /api/events/{id}"] = struct {
+			req        request
+			wantStatus int
+			cacheable  bool
+		}{req: request{method: "GET", path: "/api/events/evt_" + missingID[1:], bearer: e.keyAll, header: acme}, wantStatus: 404}
+		routes["GET /api/operator/events"] = struct {
+			req        request
+			wantStatus int
+			cacheable  bool
+		}{req: request{method: "GET", path: "/api/operator/events", bearer: opKey}, wantStatus: 200}
+		routes["GET /api/operator/events/{id}"] = struct {
+			req        request
+			wantStatus int
+			cacheable  bool
+		}{req: request{method: "GET", path: "/api/operator/events/evt_" + missingID[1:], bearer: opKey}, wantStatus: 404}
 		seen := map[string]bool{}
 		for _, rt := range e.api.Routes() {
 			name := rt.Method + " " + rt.Pattern

@@ -108,6 +108,7 @@ var groupTags = map[Group]string{
 	GroupWebhooks:    "Webhooks (Incoming)",
 	GroupDocs:        "Documentation",
 	GroupOperator:    "Operator",
+	GroupEvents:      "Events",
 }
 
 func TestOpenAPICoversRouteTable(t *testing.T) {

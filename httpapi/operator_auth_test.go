@@ -40,6 +40,8 @@ func routePath(pattern string) string {
 		"/api/tickets/{id}", "/api/tickets/"+id.New(id.Ticket),
 		"/api/contract-requests/{id}", "/api/contract-requests/"+id.New(id.Contract),
 		"/api/tenant/notifications/{id}", "/api/tenant/notifications/"+id.New(id.Notification),
+		"/api/operator/events/{id}", "/api/operator/events/"+id.New(id.Event),
+		"/api/events/{id}", "/api/events/"+id.New(id.Event),
 		"{user_id}", id.New(id.User),
 		"{feature}", "seats",
 	).Replace(pattern)
@@ -219,7 +221,8 @@ func TestActorInContext(t *testing.T) {
 		if r.status != http.StatusCreated {
 			t.Fatalf("create tenant: %d %s", r.status, r.body)
 		}
-		want := tenancy.Actor{Kind: tenancy.ActorOperator, ID: k.ID, Credential: "operator:" + k.ID, Method: "operator_key", RequestID: "req-op-1"}
+		want := tenancy.Actor{Kind: tenancy.ActorOperator, ID: k.ID, Credential: "operator:" + k.ID, Method: "operator_key", RequestID: "req-op-1",
+			ClientIP: "127.0.0.1"}
 		if act := <-got; act != want {
 			t.Fatalf("operator actor: got %+v, want %+v", act, want)
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // requestIDHeader carries the request id in both directions.
@@ -43,7 +44,8 @@ func requestID(next http.Handler) http.Handler {
 			reqID = id.New(id.RequestPrefix)
 		}
 		w.Header().Set(requestIDHeader, reqID)
-		next.ServeHTTP(w, r.WithContext(contextWithRequestID(r.Context(), reqID)))
+		ctx := event.WithRequestID(contextWithRequestID(r.Context(), reqID), reqID)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

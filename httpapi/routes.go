@@ -22,6 +22,8 @@ const (
 	GroupCatalog     Group = "catalog"
 	GroupHealth      Group = "health"
 	GroupWebhooks    Group = "webhooks"
+	// GroupEvents is the audit trail (/api/events).
+	GroupEvents Group = "events"
 	// GroupDocs serves the API's own OpenAPI document.
 	GroupDocs Group = "docs"
 	// GroupOperator is the operator API (/api/operator/…): the platform's
@@ -155,6 +157,12 @@ func (a *API) table() []endpoint {
 		{method: "POST", path: "/api/invoices/preview", group: GroupContracts, tenant: true,
 			permission: tenancy.PermBillingPreview, state: true, handle: with(a.cfg.Contracts, a.previewInvoice)},
 
+		// Events (the audit trail)
+		{method: "GET", path: "/api/events", group: GroupEvents, tenant: true, permission: tenancy.PermEventsRead,
+			query: listQuery(eventFilters...), handle: with(a.cfg.Events, a.listEvents)},
+		{method: "GET", path: "/api/events/{id}", group: GroupEvents, tenant: true, permission: tenancy.PermEventsRead,
+			handle: with(a.cfg.Events, a.getEvent)},
+
 		// Catalog
 		{method: "GET", path: "/api/catalog/public", group: GroupCatalog, public: true, handle: a.publicCatalog},
 
@@ -217,6 +225,10 @@ func (a *API) table() []endpoint {
 			handle: with(a.cfg.Operator.Payments, a.opApplyPaymentEvent)},
 		{method: "POST", path: "/api/operator/payment-events/{id}/dismiss", group: GroupOperator, operator: operator.ScopeWrite,
 			handle: with(a.cfg.Operator.Payments, a.opDismissPaymentEvent)},
+		{method: "GET", path: "/api/operator/events", group: GroupOperator, operator: operator.ScopeRead,
+			query: listQuery(append([]string{"tenant_id"}, eventFilters...)...), handle: with(a.cfg.Events, a.opListEvents)},
+		{method: "GET", path: "/api/operator/events/{id}", group: GroupOperator, operator: operator.ScopeRead,
+			handle: with(a.cfg.Events, a.opGetEvent)},
 
 		// The API's description (openapi.json)
 		{method: "GET", path: "/api/openapi.json", group: GroupDocs, public: true, handle: openAPIHandler()},

@@ -7,6 +7,7 @@ import (
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
 )
@@ -302,4 +303,19 @@ type OperatorPayments interface {
 	// ErrInvalid when the invoice does not take the event.
 	Apply(ctx context.Context, eventID, invoiceID string) (webhook.Record, error)
 	Dismiss(ctx context.Context, eventID, reason string) (webhook.Record, error)
+}
+
+var _ EventLog = (*event.Log)(nil)
+
+// EventLog serves the audit trail (GET /api/events and the operator's
+// GET /api/operator/events); *event.Log implements it.
+type EventLog interface {
+	// List returns a page of the tenant's events, newest first.
+	List(ctx context.Context, tenantID string, f event.Filter) ([]event.Event, bool, error)
+	// Get returns the tenant's event; event.ErrNotFound for another's.
+	Get(ctx context.Context, tenantID, eventID string) (event.Event, error)
+	// ListAll returns a page of every tenant's events (or f.TenantID's).
+	ListAll(ctx context.Context, f event.Filter) ([]event.Event, bool, error)
+	// GetAny returns the event of any tenant.
+	GetAny(ctx context.Context, eventID string) (event.Event, error)
 }

@@ -3,9 +3,11 @@ package support
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -105,7 +107,24 @@ func (s *Service) update(ctx context.Context, tenantID, ticketID, op string, cha
 	if !id.Valid(id.Ticket, ticketID) {
 		return Ticket{}, fmt.Errorf("support: %s: %w", op, ErrNotFound)
 	}
-	t, err := s.store.UpdateTicket(ctx, tenantID, ticketID, change)
+	var t Ticket
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		changed := false
+		var err error
+		t, err = s.store.UpdateTicket(ctx, tenantID, ticketID, func(t *Ticket) error {
+			before := *t
+			if err := change(t); err != nil {
+				return err
+			}
+			changed = !t.UpdatedAt.Equal(before.UpdatedAt) || t.Status != before.Status ||
+				t.Priority != before.Priority || !equalRef(t.AssigneeID, before.AssigneeID) || !slices.Equal(t.Tags, before.Tags)
+			return nil
+		})
+		if err != nil || !changed {
+			return err
+		}
+		return s.record(ctx, tenantID, event.TicketUpdated, t.ID, t)
+	})
 	if err != nil {
 		return Ticket{}, fmt.Errorf("support: %s: %w", op, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -188,7 +189,10 @@ func (s *Service) comment(ctx context.Context, tenantID, ticketID string, author
 			return err
 		}
 		c = Comment{ID: id.New(id.Comment), TicketID: ticketID, Author: author, Body: body, CreatedAt: now}
-		return s.store.CreateComment(ctx, tenantID, c)
+		if err := s.store.CreateComment(ctx, tenantID, c); err != nil {
+			return err
+		}
+		return s.record(ctx, tenantID, event.TicketCommented, ticketID, c)
 	})
 	if err != nil {
 		return Comment{}, fmt.Errorf("support: comment on ticket %s: %w", ticketID, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // Service holds the rules of support: who may open tickets and how many,
@@ -22,6 +23,8 @@ type Service struct {
 	notes Notifier
 	tx    Transactor
 	now   func() time.Time
+	// events records the audit trail (WithEvents); nil records nothing.
+	events Events
 }
 
 // Option configures a Service.
@@ -106,7 +109,10 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 			setTargets(&t)
 			t.SLABreached = new(bool)
 		}
-		return s.store.CreateTicket(ctx, tenantID, t)
+		if err := s.store.CreateTicket(ctx, tenantID, t); err != nil {
+			return err
+		}
+		return s.record(ctx, tenantID, event.TicketCreated, t.ID, t)
 	})
 	if err != nil {
 		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)

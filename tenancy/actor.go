@@ -37,6 +37,9 @@ type Actor struct {
 	// RequestID is the id of the HTTP request the change is made in, the
 	// X-Request-ID its client saw; empty outside a request.
 	RequestID string `json:"request_id,omitempty"`
+	// ClientIP is the address the request came from, as the API's
+	// trusted-proxy settings resolve it; empty outside a request.
+	ClientIP string `json:"client_ip,omitempty"`
 }
 
 type actorKey struct{}

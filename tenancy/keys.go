@@ -102,15 +102,31 @@ type KeyStore interface {
 
 // Keys issues, revokes and authenticates API keys.
 type Keys struct {
-	store KeyStore
-	dir   *Directory
-	now   func() time.Time
+	store  KeyStore
+	dir    *Directory
+	now    func() time.Time
+	tx     Transactor // nil: the store's writes run alone
+	events Events
 }
 
-// NewKeys returns Keys on store, finding users and tenants in dir.
+// NewKeys returns Keys on store, finding users and tenants in dir. Its
+// events (WithEvents) are written in the transaction ctx carries, if any;
+// New runs each change and its event in a transaction of its own.
 func NewKeys(store KeyStore, dir *Directory, opts ...Option) *Keys {
+	return newKeys(store, dir, nil, opts)
+}
+
+func newKeys(store KeyStore, dir *Directory, tx Transactor, opts []Option) *Keys {
 	o := newOptions(opts)
-	return &Keys{store: store, dir: dir, now: o.now}
+	return &Keys{store: store, dir: dir, now: o.now, tx: tx, events: o.events}
+}
+
+// inTx runs fn in a transaction of s.tx, or alone without one.
+func (s *Keys) inTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if s.tx == nil {
+		return fn(ctx)
+	}
+	return s.tx.InTx(ctx, fn)
 }
 
 // CreateAPIKeyInput is what Keys.Create needs.
@@ -172,7 +188,13 @@ func (s *Keys) Create(ctx context.Context, in CreateAPIKeyInput) (APIKey, string
 		return APIKey{}, "", fmt.Errorf("tenancy: generate key: %w", err)
 	}
 	key.Prefix = secret[:len(KeyPrefix)+6]
-	if err := s.store.CreateAPIKey(ctx, key, HashSecret(secret)); err != nil {
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		if err := s.store.CreateAPIKey(ctx, key, HashSecret(secret)); err != nil {
+			return err
+		}
+		return record(ctx, s.events, key.TenantID, eventAPIKeyCreated, "api_key", key.ID, key)
+	})
+	if err != nil {
 		return APIKey{}, "", fmt.Errorf("tenancy: create api key: %w", err)
 	}
 	return key, secret, nil
@@ -181,7 +203,14 @@ func (s *Keys) Create(ctx context.Context, in CreateAPIKeyInput) (APIKey, string
 // Revoke revokes a key; requests with it fail from then on. ErrNotFound
 // for an unknown key.
 func (s *Keys) Revoke(ctx context.Context, keyID string) error {
-	if err := s.store.RevokeAPIKey(ctx, keyID, s.now().UTC()); err != nil {
+	at := s.now().UTC().Truncate(time.Microsecond)
+	err := s.inTx(ctx, func(ctx context.Context) error {
+		if err := s.store.RevokeAPIKey(ctx, keyID, at); err != nil {
+			return err
+		}
+		return record(ctx, s.events, "", eventAPIKeyRevoked, "api_key", keyID, revokedKey{ID: keyID, RevokedAt: at})
+	})
+	if err != nil {
 		return fmt.Errorf("tenancy: revoke key %s: %w", keyID, err)
 	}
 	return nil

@@ -42,6 +42,8 @@ type Modules struct {
 	notes *Notifications
 	tx    Transactor
 	now   func() time.Time
+	// events records the audit trail (WithEvents); nil records nothing.
+	events Events
 }
 
 // NewModules returns Modules on store, reading the tenant's state with ent
@@ -53,7 +55,7 @@ func NewModules(store ModuleStore, ent *Entitlements, notes *Notifications, tx T
 		panic("tenancy: NewModules without a Transactor: a module switch and its notification would not commit as one")
 	}
 	o := newOptions(opts)
-	return &Modules{store: store, ent: ent, notes: notes, tx: tx, now: o.now}
+	return &Modules{store: store, ent: ent, notes: notes, tx: tx, now: o.now, events: o.events}
 }
 
 // moduleOn decides whether module is on: the tenant's switch when it may
@@ -161,8 +163,10 @@ func (s *Modules) Toggle(ctx context.Context, tenantID string, role Role, module
 		if !changed {
 			return nil
 		}
-		_, err = s.notes.Notify(ctx, tenantID, toggledNotification(cat, module, enabled))
-		return err
+		if _, err = s.notes.Notify(ctx, tenantID, toggledNotification(cat, module, enabled)); err != nil {
+			return err
+		}
+		return record(ctx, s.events, tenantID, eventModuleToggled, "module", module, ModuleState{Module: module, Enabled: enabled})
 	})
 	if err != nil {
 		return ModuleState{}, false, err

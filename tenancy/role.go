@@ -43,6 +43,8 @@ const (
 	PermBillingPreview     Permission = "billing:preview"
 	PermNotificationsRead  Permission = "notifications:read"
 	PermMembersManage      Permission = "members:manage"
+	// PermEventsRead reads the tenant's audit trail (GET /api/events).
+	PermEventsRead Permission = "events:read"
 )
 
 // matrix is the access matrix: which role holds which permission. It is
@@ -52,12 +54,12 @@ var matrix = map[Role][]Permission{
 	RoleOwner: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
-		PermBillingPreview, PermNotificationsRead, PermMembersManage,
+		PermBillingPreview, PermNotificationsRead, PermMembersManage, PermEventsRead,
 	},
 	RoleAdmin: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
-		PermBillingPreview, PermNotificationsRead, PermMembersManage,
+		PermBillingPreview, PermNotificationsRead, PermMembersManage, PermEventsRead,
 	},
 	RoleBilling: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
@@ -82,6 +84,9 @@ var permissionScopes = map[Permission]Scope{
 	PermInvoicesWrite: ScopeCollectionsWrite,
 	PermTicketsRead:   ScopeTicketsRead,
 	PermTicketsWrite:  ScopeTicketsWrite,
+	// The audit trail shows every resource's data, invoices included
+	// (customers, amounts): reading it needs the scope that reads them.
+	PermEventsRead: ScopeCollectionsRead,
 }
 
 // Scope returns the credential scope that using p needs, "" when p needs

@@ -84,7 +84,8 @@ type Transactor interface {
 type Option func(*options)
 
 type options struct {
-	now func() time.Time
+	now    func() time.Time
+	events Events
 }
 
 // WithClock makes the service read time from now (tests use a fixed clock).
@@ -132,7 +133,7 @@ func New(st Stores, tx Transactor, cat *catalog.Catalog, opts ...Option) *Servic
 		Directory:     dir,
 		Members:       NewMembers(st.Members, dir, ent, tx, opts...),
 		Index:         NewIndex(st.Index, dir),
-		Keys:          NewKeys(st.Keys, dir, opts...),
+		Keys:          newKeys(st.Keys, dir, tx, opts),
 		Entitlements:  ent,
 		Modules:       NewModules(st.Modules, ent, notes, tx, opts...),
 		Notifications: notes,

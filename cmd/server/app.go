@@ -90,6 +90,7 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 		_ = db.Close()
 		return nil, err
 	}
+	a.kit.EventRetention = cfg.EventRetention
 	a.tenancy, a.contracts, a.billing = a.kit.Tenancy, a.kit.Contracts, a.kit.Billing
 	return a, nil
 }

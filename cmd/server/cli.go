@@ -242,6 +242,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.SchedulerInterval < 0 {
 		return usageError("serve", "--scheduler-interval %s: want 0 (off) or a positive duration such as 1m", cfg.SchedulerInterval)
 	}
+	if cfg.EventRetention < 0 {
+		return usageError("serve", "--event-retention %s: want 0 (keep forever) or a positive duration such as 2160h", cfg.EventRetention)
+	}
 	applyDemoDefaults(fs, &cfg)
 	a, err := openApp(ctx, cfg, stderr, cfg.Migrate)
 	if err != nil {

@@ -87,6 +87,7 @@ func TestCLIErrors(t *testing.T) {
 		{"ServeUnknownFlag", []string{"--bogus"}, codeUsage, "-bogus"},
 		{"ServeArgument", []string{"serve", "extra"}, codeUsage, `"extra"`},
 		{"ServeNegativeSchedulerInterval", []string{"serve", "--addr", "127.0.0.1:0", "--scheduler-interval", "-1m"}, codeUsage, "--scheduler-interval"},
+		{"ServeNegativeEventRetention", []string{"serve", "--addr", "127.0.0.1:0", "--event-retention", "-1h"}, codeUsage, "--event-retention"},
 		{"ServeBadScheme", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-secret", specSecret, "--webhook-scheme", "hmac"}, codeFailed, "webhook-scheme"},
 		{"MigrateBadURL", []string{"migrate", "--database-url", "mysql://x"}, codeFailed, "unsupported URL"},
 		{"TenantNoCommand", []string{"tenant"}, codeUsage, "create"},

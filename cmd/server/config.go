@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tenantkit/tenantkit"
 )
 
 // config is the server's configuration, from flags with TENANTKIT_*
@@ -39,6 +41,9 @@ type config struct {
 	// SchedulerInterval is how often the background jobs tick; 0 turns
 	// them off on this process.
 	SchedulerInterval time.Duration
+	// EventRetention is how long the audit trail's events are kept; 0
+	// keeps them forever.
+	EventRetention time.Duration
 }
 
 // Defaults for an unconfigured server: SQLite in the working directory,
@@ -107,6 +112,10 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	if err != nil {
 		return fmt.Errorf("TENANTKIT_SCHEDULER_INTERVAL: %w", err)
 	}
+	retention, err := time.ParseDuration(env("EVENT_RETENTION", tenantkit.DefaultEventRetention.String()))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_EVENT_RETENTION: %w", err)
+	}
 	fs.StringVar(&c.Addr, "addr", env("ADDR", defaultAddr), "listen address (TENANTKIT_ADDR)")
 	fs.Func("webhook-secret", "payment webhook secret whsec_…; repeat or comma-separate for rotation (TENANTKIT_WEBHOOK_SECRET)", func(s string) error {
 		c.WebhookSecrets = append(c.WebhookSecrets, list(s)...)
@@ -135,6 +144,7 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	fs.BoolVar(&c.Portal, "portal", portal, "serve the tenant portal at /portal/ (TENANTKIT_PORTAL)")
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
 	fs.DurationVar(&c.SchedulerInterval, "scheduler-interval", interval, "how often the background jobs (contract changes due, invoice reminders and dunning, expired idempotency keys) run on this replica; 0 turns them off (TENANTKIT_SCHEDULER_INTERVAL)")
+	fs.DurationVar(&c.EventRetention, "event-retention", retention, "how long the audit trail's events are kept before the background jobs delete them, e.g. 2160h; 0 keeps them forever (TENANTKIT_EVENT_RETENTION)")
 	fs.BoolVar(&c.Demo, "demo", false, "seed demo tenants, users, keys and an invoice (once), print how to call the API, and listen on "+demoAddr+" unless --addr or TENANTKIT_ADDR says otherwise")
 	demoEnvFlag(fs, c)
 	return nil

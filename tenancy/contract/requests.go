@@ -10,6 +10,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -37,7 +38,12 @@ func (s *Service) Submit(ctx context.Context, tenantID, userID string, in Submit
 	}
 	req.ID, req.TenantID, req.Status = id.New(id.Contract), tenantID, RequestPending
 	req.SubmittedBy, req.CreatedAt = userID, s.clock()
-	err = s.store.CreateRequest(ctx, req)
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.CreateRequest(ctx, req); err != nil {
+			return err
+		}
+		return s.record(ctx, event.ContractRequestSubmitted, req)
+	})
 	if errors.Is(err, tenancy.ErrConflict) {
 		return Request{}, fmt.Errorf("contract: submit %s request: %w", req.Type,
 			&kindError{msg: fmt.Sprintf("another %s request is pending; wait for its decision", req.Type), kind: tenancy.ErrConflict})
@@ -269,8 +275,10 @@ func (s *Service) transitionRequest(ctx context.Context, tenantID, requestID, ac
 		if err := s.store.UpdateRequest(ctx, req, from); err != nil {
 			return err
 		}
-		_, err = s.notes.Notify(ctx, tenantID, updatedNotification(s.catalog, req))
-		return err
+		if _, err = s.notes.Notify(ctx, tenantID, updatedNotification(s.catalog, req)); err != nil {
+			return err
+		}
+		return s.recordTransition(ctx, action, req)
 	})
 	if err != nil {
 		return Request{}, err

@@ -37,6 +37,8 @@ type Service struct {
 	tx      tenancy.Transactor
 	catalog *catalog.Catalog
 	now     func() time.Time
+	// events records the audit trail (WithEvents); nil records nothing.
+	events Events
 }
 
 // Option configures a Service.

@@ -1,0 +1,168 @@
+// Package bunstore keeps tenantkit's events (package tenancy/event) on
+// Postgres or SQLite through Bun. Every query runs on the transaction the
+// context carries (database.Conn): an event is written in the transaction
+// of the change it records.
+package bunstore
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/tenancy/event"
+)
+
+// Store is event.Store on Postgres or SQLite.
+type Store struct {
+	db bun.IDB
+}
+
+var _ event.Store = (*Store)(nil)
+
+// New returns the Store on db. Apply Migrations first.
+func New(db bun.IDB) *Store { return &Store{db: db} }
+
+//go:embed migrations
+var migrationsFS embed.FS
+
+// Migrations returns the events table for both dialects (folders
+// "postgres" and "sqlite"), for database.Migrate.
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationsFS, "migrations")
+	if err != nil {
+		panic(err) // the folder is embedded above; unreachable
+	}
+	return sub
+}
+
+type row struct {
+	bun.BaseModel `bun:"table:events"`
+	ID            string    `bun:"id,pk"`
+	TenantID      *string   `bun:"tenant_id"`
+	Type          string    `bun:"type"`
+	ActorType     string    `bun:"actor_type"`
+	ActorID       string    `bun:"actor_id"`
+	CredentialID  string    `bun:"credential_id"`
+	AuthMethod    string    `bun:"auth_method"`
+	ClientIP      string    `bun:"client_ip"`
+	RequestID     string    `bun:"request_id"`
+	ResourceType  string    `bun:"resource_type"`
+	ResourceID    string    `bun:"resource_id"`
+	Data          string    `bun:"data"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+func (r row) event() (event.Event, error) {
+	e := event.Event{
+		ID: r.ID, Type: r.Type,
+		Actor: event.Actor{Type: r.ActorType, ID: r.ActorID, CredentialID: r.CredentialID,
+			AuthMethod: r.AuthMethod, ClientIP: r.ClientIP},
+		RequestID: r.RequestID,
+		Resource:  event.Resource{Type: r.ResourceType, ID: r.ResourceID},
+		Data:      json.RawMessage(r.Data),
+		CreatedAt: r.CreatedAt.UTC(),
+	}
+	if r.TenantID != nil {
+		e.TenantID = *r.TenantID
+	}
+	if !json.Valid(e.Data) {
+		return event.Event{}, database.Wrap(errInvalidData)
+	}
+	return e, nil
+}
+
+// errInvalidData is a stored event whose data is not JSON: a corrupt row.
+var errInvalidData = errors.New("event: stored data is not JSON")
+
+func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
+
+// CreateEvent implements event.Store.
+func (s *Store) CreateEvent(ctx context.Context, e event.Event) error {
+	r := row{
+		ID: e.ID, Type: e.Type,
+		ActorType: e.Actor.Type, ActorID: e.Actor.ID, CredentialID: e.Actor.CredentialID,
+		AuthMethod: e.Actor.AuthMethod, ClientIP: e.Actor.ClientIP, RequestID: e.RequestID,
+		ResourceType: e.Resource.Type, ResourceID: e.Resource.ID,
+		Data: string(e.Data), CreatedAt: e.CreatedAt.UTC(),
+	}
+	if len(e.Data) == 0 {
+		r.Data = "null"
+	}
+	if e.TenantID != "" {
+		t := e.TenantID
+		r.TenantID = &t
+	}
+	a := database.NewArgs(s.db)
+	_, err := database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&r), a, &r), a)
+	return translate(err)
+}
+
+// Event implements event.Store.
+func (s *Store) Event(ctx context.Context, tenantID, id string) (event.Event, error) {
+	var r row
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewSelect().Model(&r).Where("id = ?", a.Add(id))
+	if tenantID != "" {
+		q = database.ForTenant(q, a.Add(tenantID))
+	}
+	if err := database.Scan(ctx, s.db, q, a, &r); err != nil {
+		return event.Event{}, translate(err)
+	}
+	return r.event()
+}
+
+// Events implements event.Store.
+func (s *Store) Events(ctx context.Context, f event.Filter) ([]event.Event, bool, error) {
+	limit := max(f.Limit, 1)
+	var rows []row
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewSelect().Model(&rows).OrderExpr("id DESC").Limit(int64(limit) + 1)
+	if f.TenantID != "" {
+		q = database.ForTenant(q, a.Add(f.TenantID))
+	}
+	if f.Type != "" {
+		q = q.Where("type = ?", a.Add(f.Type))
+	}
+	if f.ResourceID != "" {
+		q = q.Where("resource_id = ?", a.Add(f.ResourceID))
+	}
+	if !f.CreatedAfter.IsZero() {
+		q = q.Where("created_at > ?", a.Add(f.CreatedAfter.UTC()))
+	}
+	if !f.CreatedBefore.IsZero() {
+		q = q.Where("created_at < ?", a.Add(f.CreatedBefore.UTC()))
+	}
+	if f.Before != "" {
+		q = q.Where("id < ?", a.Add(f.Before))
+	}
+	if err := database.Scan(ctx, s.db, q, a, &rows); err != nil {
+		return nil, false, translate(err)
+	}
+	return database.Page(rows, limit, row.event)
+}
+
+// PruneEvents implements event.Store.
+func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
+	a := database.NewArgs(s.db)
+	q := s.conn(ctx).NewDelete().Table("events").Where("created_at < ?", a.Add(before.UTC()))
+	res, err := database.Exec(ctx, s.db, q, a)
+	if err != nil {
+		return 0, translate(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, database.Wrap(err)
+	}
+	return n, nil
+}
+
+// translate turns driver errors into the domain's sentinels.
+func translate(err error) error {
+	return database.Translate(err, event.ErrNotFound, event.ErrNotFound)
+}
