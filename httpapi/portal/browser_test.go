@@ -160,6 +160,11 @@ func TestBrowser(t *testing.T) {
 	}
 	var invoiceURL string
 	run("invoice address", chromedp.Location(&invoiceURL))
+	run("events", chromedp.Navigate(e.srv.URL+"/portal/events?type=invoice.created"),
+		chromedp.WaitVisible(`main table`, chromedp.ByQuery), chromedp.Text(`main table tbody tr`, &text, chromedp.ByQuery))
+	if !strings.Contains(text, "invoice.created") || !strings.Contains(text, "user ") {
+		t.Fatalf("events page row %q, want the invoice.created event by a user", text)
+	}
 	screenshot(t, ctx, "portal-invoice")
 
 	run("ticket", chromedp.Navigate(e.srv.URL+"/portal/tickets/new"),

@@ -26,6 +26,7 @@ import (
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // The services the pages call, each declared as the methods they use. The
@@ -36,6 +37,7 @@ var (
 	_ Tickets       = (*support.Service)(nil)
 	_ Contracts     = (*contract.Service)(nil)
 	_ Notifications = (*tenancy.Notifications)(nil)
+	_ Events        = (*event.Log)(nil)
 )
 
 // Directory finds users and tenants and remembers a session's active
@@ -106,6 +108,12 @@ type Contracts interface {
 	Preview(ctx context.Context, tenantID string, in contract.PreviewInput) (contract.Preview, error)
 }
 
+// Events reads a tenant's audit trail. *event.Log implements it.
+type Events interface {
+	List(ctx context.Context, tenantID string, f event.Filter) ([]event.Event, bool, error)
+	Get(ctx context.Context, tenantID, eventID string) (event.Event, error)
+}
+
 // LinkConsumer redeems sign-in links; *Links implements it.
 type LinkConsumer interface {
 	Consume(ctx context.Context, token string) (LoginLink, error)
@@ -125,6 +133,7 @@ type Config struct {
 	Payments      Payments
 	Tickets       Tickets
 	Contracts     Contracts
+	Events        Events
 	// Catalog names plans and modules and says what each plan includes.
 	Catalog *catalog.Catalog
 	// Links redeems the one-time sign-in links (a *Links).
@@ -164,7 +173,7 @@ const DefaultSessionTTL = 12 * time.Hour
 // New validates cfg and builds the portal.
 func New(ctx context.Context, cfg Config) (*Handler, error) {
 	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Modules == nil || cfg.Notifications == nil ||
-		cfg.Invoices == nil || cfg.Payments == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Catalog == nil ||
+		cfg.Invoices == nil || cfg.Payments == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Events == nil || cfg.Catalog == nil ||
 		cfg.Links == nil || cfg.CSRF == nil {
 		return nil, errors.New("portal: Config needs every service, the catalog, Links and CSRF")
 	}

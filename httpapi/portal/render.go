@@ -124,7 +124,7 @@ type view struct {
 
 // navOf maps a page to the navigation entry it belongs to.
 func navOf(name string) string {
-	for _, prefix := range []string{"invoice", "ticket", "module", "contract", "tenants"} {
+	for _, prefix := range []string{"invoice", "ticket", "module", "contract", "event", "tenants"} {
 		if strings.HasPrefix(name, prefix) {
 			return prefix
 		}

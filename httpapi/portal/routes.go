@@ -58,6 +58,8 @@ func (h *Handler) table() []route {
 		{"GET", "/contracts", inTenant, tenancy.PermContractsRead, h.contractsPage},
 		{"POST", "/contracts", inTenant, tenancy.PermContractsSubmit, h.submitContract},
 		{"POST", "/contracts/{id}/cancel", inTenant, tenancy.PermContractsSubmit, h.cancelContract},
+		{"GET", "/events", inTenant, tenancy.PermEventsRead, h.listEvents},
+		{"GET", "/events/{id}", inTenant, tenancy.PermEventsRead, h.showEvent},
 	}
 }
 
@@ -83,6 +85,9 @@ func (h *Handler) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 256<<10)
 		rq, err := h.session(w, r)
+		if err == nil && rq.principal != nil {
+			r = r.WithContext(tenancy.WithActor(r.Context(), rq.actor(r)))
+		}
 		if err == nil {
 			err = h.check(w, r, rq, rt)
 		}

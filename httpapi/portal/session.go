@@ -41,6 +41,15 @@ func (rq *request) can(p tenancy.Permission) bool {
 	return sc == "" || rq.principal.HasScope(sc)
 }
 
+// actor is the signed-in member as the audit trail records the changes
+// they make here. The client's address is left out: the portal has no
+// trusted-proxy settings to resolve it by.
+func (rq *request) actor(r *http.Request) tenancy.Actor {
+	p := rq.principal
+	return tenancy.Actor{Kind: tenancy.ActorUser, ID: p.User.ID, Credential: p.Credential.Key,
+		Method: string(p.Method), RequestID: httpapi.RequestIDFrom(r.Context())}
+}
+
 // session authenticates the session cookie. A cookie that no longer
 // verifies (expired, or signed with another secret) is cleared and the
 // request goes on signed out.
