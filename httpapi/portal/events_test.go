@@ -16,6 +16,8 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
+var invoiceLinkRE = regexp.MustCompile(`href="/portal/invoices/(inv_[0-9a-z]+)"`)
+
 var eventLinkRE = regexp.MustCompile(`href="/portal/events/(evt_[^"]+)"`)
 
 func TestPortalEvents(t *testing.T) {
@@ -106,6 +108,34 @@ func TestPortalEvents(t *testing.T) {
 			}
 			if pages != 2 || len(seen) != 22 {
 				t.Fatalf("%d pages with %d events, want 2 pages with 22", pages, len(seen))
+			}
+		})
+
+		t.Run("InvoicesOlderPages", func(t *testing.T) {
+			// The 21 invoices of OlderPages (and any before): every page
+			// link leads to the next page, none repeats an invoice.
+			seen := map[string]bool{}
+			next, pages := "/portal/invoices", 0
+			for next != "" && pages < 10 {
+				body := alice.get(next, http.StatusOK)
+				pages++
+				for _, m := range invoiceLinkRE.FindAllStringSubmatch(body, -1) {
+					if seen[m[1]] && !strings.Contains(next, "before=") {
+						continue
+					}
+					seen[m[1]] = true
+				}
+				next = ""
+				if i := strings.Index(body, `rel="next">Older invoices<`); i >= 0 {
+					start := strings.LastIndex(body[:i], `href="`) + len(`href="`)
+					next = strings.ReplaceAll(body[start:strings.Index(body[start:], `"`)+start], "&amp;", "&")
+					if !strings.Contains(next, "before=inv_") {
+						t.Fatalf("older link %q carries no cursor", next)
+					}
+				}
+			}
+			if pages < 2 || len(seen) < 21 {
+				t.Fatalf("%d pages with %d invoices, want at least 2 pages with 21", pages, len(seen))
 			}
 		})
 

@@ -2,6 +2,7 @@ package portal
 
 import (
 	"errors"
+	"html/template"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -25,7 +26,7 @@ type invoiceList struct {
 	Invoices []billing.Invoice
 	Status   string
 	Statuses []billing.Status
-	Next     string
+	Next     template.URL // the query of the older page, built from values checked here
 }
 
 func (h *Handler) listInvoices(w http.ResponseWriter, r *http.Request, rq *request) error {
@@ -40,7 +41,7 @@ func (h *Handler) listInvoices(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	d := invoiceList{Invoices: invs, Status: f.Status, Statuses: billing.Statuses()}
 	if more && len(invs) > 0 {
-		d.Next = url.Values{"status": {f.Status}, "before": {invs[len(invs)-1].ID}}.Encode()
+		d.Next = template.URL(url.Values{"status": {f.Status}, "before": {invs[len(invs)-1].ID}}.Encode())
 	}
 	return h.render(w, r, rq, http.StatusOK, "invoices", "Invoices", d)
 }

@@ -2,6 +2,7 @@ package portal
 
 import (
 	"errors"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,7 +19,7 @@ type ticketList struct {
 	Tickets  []support.Ticket
 	Status   string
 	Statuses []support.Status
-	Next     string
+	Next     template.URL // the query of the older page, built from values checked here
 }
 
 func (h *Handler) listTickets(w http.ResponseWriter, r *http.Request, rq *request) error {
@@ -36,7 +37,7 @@ func (h *Handler) listTickets(w http.ResponseWriter, r *http.Request, rq *reques
 	}
 	d := ticketList{Tickets: ts, Status: f.Status, Statuses: support.Statuses()}
 	if more && len(ts) > 0 {
-		d.Next = url.Values{"status": {f.Status}, "before": {ts[len(ts)-1].ID}}.Encode()
+		d.Next = template.URL(url.Values{"status": {f.Status}, "before": {ts[len(ts)-1].ID}}.Encode())
 	}
 	return h.render(w, r, rq, http.StatusOK, "tickets", "Tickets", d)
 }
