@@ -86,9 +86,9 @@ type MemberStore interface {
 // (MemberStore.LockTenant), so that concurrent changes of one tenant run
 // one after the other and never pass its seats.
 type Members struct {
-	store MemberStore
-	dir   *Directory
-	ent   *Entitlements
+	store  MemberStore
+	dir    *Directory
+	ent    *Entitlements
 	tx     Transactor
 	now    func() time.Time
 	events Events
