@@ -114,7 +114,7 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 		Payments:       pay,
 		Dunning:        billing.NewDunning(bil, invoices, ten.Notifications),
 		Support:        support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec)),
-		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx),
+		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx, webhook.WithEvents(rec)),
 		Scheduler:      NewScheduler(),
 		Operators:      operator.NewKeys(tenants),
 		Events:         event.NewLog(events),

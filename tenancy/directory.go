@@ -60,12 +60,14 @@ type Directory struct {
 	store   DirectoryStore
 	catalog *catalog.Catalog
 	now     func() time.Time
+	events  Events
+	tx      Transactor // set by New; nil: a creation and its event are not atomic
 }
 
 // NewDirectory returns a Directory on store whose plans come from cat.
 func NewDirectory(store DirectoryStore, cat *catalog.Catalog, opts ...Option) *Directory {
 	o := newOptions(opts)
-	return &Directory{store: store, catalog: cat, now: o.now}
+	return &Directory{store: store, catalog: cat, now: o.now, events: o.events}
 }
 
 // Input bounds.
@@ -106,7 +108,13 @@ func (s *Directory) CreateTenant(ctx context.Context, in CreateTenantInput) (Ten
 		ID: id.New(id.Tenant), Slug: in.Slug, Name: in.Name,
 		PlanID: plan.ID, Seats: plan.IncludedSeats, CreatedAt: s.now().UTC(),
 	}
-	if err := s.store.CreateTenant(ctx, t); err != nil {
+	err := inTx(ctx, s.tx, func(ctx context.Context) error {
+		if err := s.store.CreateTenant(ctx, t); err != nil {
+			return err
+		}
+		return record(ctx, s.events, t.ID, eventTenantCreated, "tenant", t.ID, t)
+	})
+	if err != nil {
 		return Tenant{}, fmt.Errorf("tenancy: create tenant %q: %w", in.Slug, err)
 	}
 	return t, nil
@@ -162,7 +170,13 @@ func (s *Directory) CreateUser(ctx context.Context, in CreateUserInput) (User, e
 		return User{}, fmt.Errorf("tenancy: create user: %w", &InvalidError{Fields: fields})
 	}
 	u := User{ID: id.New(id.User), Email: email, Name: in.Name, CreatedAt: s.now().UTC()}
-	if err := s.store.CreateUser(ctx, u); err != nil {
+	err = inTx(ctx, s.tx, func(ctx context.Context) error {
+		if err := s.store.CreateUser(ctx, u); err != nil {
+			return err
+		}
+		return record(ctx, s.events, "", eventUserCreated, "user", u.ID, u)
+	})
+	if err != nil {
 		return User{}, fmt.Errorf("tenancy: create user %s: %w", email, err)
 	}
 	return u, nil

@@ -134,6 +134,8 @@ type Entitlements struct {
 	notes   *Notifications
 	catalog *catalog.Catalog
 	now     func() time.Time
+	events  Events
+	tx      Transactor // set by New; nil: an override and its event are not atomic
 }
 
 // NewEntitlements returns Entitlements on store, with the plans of dir's
@@ -141,7 +143,7 @@ type Entitlements struct {
 // the thresholds they cross through notes.
 func NewEntitlements(store EntitlementStore, dir *Directory, notes *Notifications, opts ...Option) *Entitlements {
 	o := newOptions(opts)
-	return &Entitlements{store: store, dir: dir, notes: notes, catalog: dir.catalog, now: o.now}
+	return &Entitlements{store: store, dir: dir, notes: notes, catalog: dir.catalog, now: o.now, events: o.events}
 }
 
 // Allowance checks that module is on for the tenant and returns its
@@ -328,7 +330,14 @@ func (s *Entitlements) SetLimit(ctx context.Context, tenantRef, feature string, 
 		l := *limit // the caller keeps its pointer
 		limit = &l
 	}
-	if err := s.store.SetLimitOverride(ctx, t.ID, feature, limit); err != nil {
+	err = inTx(ctx, s.tx, func(ctx context.Context) error {
+		if err := s.store.SetLimitOverride(ctx, t.ID, feature, limit); err != nil {
+			return err
+		}
+		data := limitChange{TenantID: t.ID, Feature: feature, Limit: limit, Unlimited: limit == nil}
+		return record(ctx, s.events, t.ID, eventLimitSet, "entitlement", feature, data)
+	})
+	if err != nil {
 		return fmt.Errorf("tenancy: set limit of %s for %s: %w", feature, t.Slug, err)
 	}
 	return nil
@@ -346,7 +355,14 @@ func (s *Entitlements) ClearLimit(ctx context.Context, tenantRef, feature string
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteLimitOverride(ctx, t.ID, feature); err != nil {
+	err = inTx(ctx, s.tx, func(ctx context.Context) error {
+		if err := s.store.DeleteLimitOverride(ctx, t.ID, feature); err != nil {
+			return err
+		}
+		data := limitChange{TenantID: t.ID, Feature: feature}
+		return record(ctx, s.events, t.ID, eventLimitCleared, "entitlement", feature, data)
+	})
+	if err != nil {
 		return fmt.Errorf("tenancy: clear limit of %s for %s: %w", feature, t.Slug, err)
 	}
 	return nil

@@ -86,11 +86,12 @@ type MemberStore interface {
 // (MemberStore.LockTenant), so that concurrent changes of one tenant run
 // one after the other and never pass its seats.
 type Members struct {
-	store MemberStore
-	dir   *Directory
-	ent   *Entitlements
-	tx    Transactor
-	now   func() time.Time
+	store  MemberStore
+	dir    *Directory
+	ent    *Entitlements
+	tx     Transactor
+	now    func() time.Time
+	events Events
 }
 
 // NewMembers returns Members on store, finding tenants and users in dir
@@ -102,7 +103,7 @@ func NewMembers(store MemberStore, dir *Directory, ent *Entitlements, tx Transac
 		panic("tenancy: NewMembers without a Transactor: concurrent adds could pass the seats")
 	}
 	o := newOptions(opts)
-	return &Members{store: store, dir: dir, ent: ent, tx: tx, now: o.now}
+	return &Members{store: store, dir: dir, ent: ent, tx: tx, now: o.now, events: o.events}
 }
 
 // Add makes the user (id or email) a member of the tenant (id or slug)
@@ -137,7 +138,10 @@ func (s *Members) Add(ctx context.Context, tenantRef, userRef string, role Role)
 		if err := s.ent.seatFree(ctx, t.ID); err != nil {
 			return err
 		}
-		return s.dir.store.AddMembership(ctx, m)
+		if err := s.dir.store.AddMembership(ctx, m); err != nil {
+			return err
+		}
+		return record(ctx, s.events, t.ID, eventMemberAdded, "member", u.ID, memberOf(m, u))
 	})
 	if err != nil {
 		return Member{}, fmt.Errorf("tenancy: add %s to %s: %w", u.Email, t.Slug, err)
@@ -168,7 +172,10 @@ func (s *Members) SetRole(ctx context.Context, tenantRef, userRef string, role R
 			return nil
 		}
 		m.Role = role
-		return s.store.SetMemberRole(ctx, t.ID, u.ID, role)
+		if err := s.store.SetMemberRole(ctx, t.ID, u.ID, role); err != nil {
+			return err
+		}
+		return record(ctx, s.events, t.ID, eventMemberRole, "member", u.ID, memberOf(m, u))
 	})
 	if err != nil {
 		return Member{}, fmt.Errorf("tenancy: set role of %s in %s: %w", u.Email, t.Slug, err)
@@ -189,7 +196,10 @@ func (s *Members) Remove(ctx context.Context, tenantRef, userRef string) error {
 		if _, err := s.lockMember(ctx, t.ID, u.ID, true); err != nil {
 			return err
 		}
-		return s.store.RemoveMember(ctx, t.ID, u.ID)
+		if err := s.store.RemoveMember(ctx, t.ID, u.ID); err != nil {
+			return err
+		}
+		return record(ctx, s.events, t.ID, eventMemberRemoved, "member", u.ID, removedMember{TenantID: t.ID, UserID: u.ID})
 	})
 	if err != nil {
 		return fmt.Errorf("tenancy: remove %s from %s: %w", u.Email, t.Slug, err)

@@ -26,6 +26,7 @@ type Service struct {
 	notifier Notifier
 	tx       Transactor
 	now      func() time.Time
+	events   Events
 }
 
 // Option configures a Service.

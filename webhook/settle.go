@@ -166,7 +166,7 @@ func (s *Settlement) Apply(ctx context.Context, eventID, invoiceID string) (Reco
 			return err
 		}
 		out = rec
-		return nil
+		return s.svc.recordSettled(ctx, rec.TenantID, eventApplied, rec)
 	})
 	if err != nil {
 		return Record{}, fmt.Errorf("webhook: apply event %s to %s: %w", eventID, invoiceID, err)
@@ -196,7 +196,7 @@ func (s *Settlement) Dismiss(ctx context.Context, eventID, reason string) (Recor
 			return err
 		}
 		out = rec
-		return nil
+		return s.svc.recordSettled(ctx, "", eventDismissed, rec)
 	})
 	if err != nil {
 		return Record{}, fmt.Errorf("webhook: dismiss event %s: %w", eventID, err)

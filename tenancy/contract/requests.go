@@ -299,7 +299,7 @@ func (s *Service) apply(ctx context.Context, req *Request, now time.Time) error 
 	case req.Type == ChangeSeats && *req.Seats == cur.Seats:
 		return invalid("seats", "the contract already has %d seats", cur.Seats)
 	}
-	if _, err := s.Change(ctx, req.TenantID, changeOf(*req)); err != nil {
+	if _, err := s.change(ctx, req.TenantID, changeOf(*req)); err != nil {
 		return renameFields(err, map[string]string{"modules": "module_id"})
 	}
 	req.Status, req.AppliedAt = RequestApplied, &now

@@ -3,6 +3,7 @@ package contract
 import (
 	"context"
 	"fmt"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
@@ -121,8 +122,29 @@ func (s *Service) termsOf(tenantID, planID string, seats int, addOns []string) T
 // that a caller commits the change with its own records), holding the
 // tenant's row lock so that concurrent changes apply one after the other.
 // *tenancy.InvalidError for a change the rules refuse; tenancy.ErrNotFound
-// for an unknown tenant.
+// for an unknown tenant. It records a tenant.plan_changed event (the new
+// terms) in the same transaction.
 func (s *Service) Change(ctx context.Context, tenantID string, ch Change) (Terms, error) {
+	var out Terms
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if out, err = s.change(ctx, tenantID, ch); err != nil {
+			return err
+		}
+		if s.events == nil {
+			return nil
+		}
+		return s.events.Record(ctx, tenantID, event.TenantPlanChanged, "tenant", tenantID, out)
+	})
+	if err != nil {
+		return Terms{}, err
+	}
+	return out, nil
+}
+
+// change is Change without its event: applying a contract request records
+// the request's own.
+func (s *Service) change(ctx context.Context, tenantID string, ch Change) (Terms, error) {
 	var out Terms
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		locked, members, err := s.store.LockTerms(ctx, tenantID)

@@ -44,6 +44,16 @@ const (
 	ModuleToggled            = "module.toggled"
 	APIKeyCreated            = "api_key.created"
 	APIKeyRevoked            = "api_key.revoked"
+	TenantCreated            = "tenant.created"
+	TenantPlanChanged        = "tenant.plan_changed"
+	UserCreated              = "user.created"
+	EntitlementLimitSet      = "entitlement.limit_set"
+	EntitlementLimitCleared  = "entitlement.limit_cleared"
+	MemberAdded              = "member.added"
+	MemberRoleChanged        = "member.role_changed"
+	MemberRemoved            = "member.removed"
+	PaymentEventApplied      = "payment_event.applied"
+	PaymentEventDismissed    = "payment_event.dismissed"
 )
 
 // The kinds of actor an event names.
@@ -75,7 +85,8 @@ type Actor struct {
 // Resource names the thing an event is about.
 type Resource struct {
 	// Type is the resource's kind: "invoice", "ticket", "contract_request",
-	// "module", "api_key".
+	// "module", "api_key", "tenant", "user", "entitlement" (ID: the
+	// feature), "member" (ID: the user), "payment_event".
 	Type string `json:"type"`
 	// ID is its id (a module's key for a module).
 	ID string `json:"id"`
