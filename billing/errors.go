@@ -32,21 +32,6 @@ var (
 // (see package field). It matches ErrInvalid with errors.Is.
 type InvalidError = field.InvalidError
 
-// fieldErrors collects failures as field.Errors does, for checks whose
-// every failure has code field.Invalid (a value that is not accepted):
-// add words the message. The first message per field wins.
-type fieldErrors field.Errors
-
-func (f fieldErrors) add(path, format string, args ...any) {
-	field.Errors(f).Addf(path, field.Invalid, format, args...)
-}
-
-// merge adds the fields of an *InvalidError in err's chain to f.
-func (f fieldErrors) merge(err error) { field.Errors(f).Merge(err) }
-
-// err returns the collected failures as an *InvalidError, or nil.
-func (f fieldErrors) err() error { return field.Errors(f).Err() }
-
 // invalid is an *InvalidError about one field, code field.Invalid.
 func invalid(path, format string, args ...any) *InvalidError {
 	return field.NewInvalidError(path, field.Invalid, fmt.Sprintf(format, args...))

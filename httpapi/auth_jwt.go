@@ -122,14 +122,15 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 }
 
 // Verify parses token and checks its signature, algorithm, exp, nbf, and
-// issuer and audience when configured.
+// issuer and audience when configured. A token that fails any check is an
+// error matching tenancy.ErrUnauthenticated.
 func (v *JWTVerifier) Verify(token string) (*Claims, error) {
 	if len(token) > maxTokenLen {
-		return nil, errors.New("httpapi: jwt: token too long")
+		return nil, fmt.Errorf("httpapi: jwt: token too long: %w", tenancy.ErrUnauthenticated)
 	}
 	var c Claims
 	if _, err := v.parser.ParseWithClaims(token, &c, v.keyfunc); err != nil {
-		return nil, fmt.Errorf("httpapi: jwt: %w", err)
+		return nil, fmt.Errorf("httpapi: jwt: %w: %w", tenancy.ErrUnauthenticated, err)
 	}
 	return &c, nil
 }

@@ -3,6 +3,7 @@ package portal_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,6 +37,29 @@ func TestPortal(t *testing.T) {
 			body := c.get("/portal/invoices", http.StatusOK)
 			if !strings.Contains(body, "server login-link") {
 				t.Errorf("signed-out page does not say how to sign in:\n%s", body)
+			}
+		})
+
+		t.Run("BadSessionCookieSignsOut", func(t *testing.T) {
+			// A cookie that no longer verifies (garbage, expired, another
+			// server's secret) is cleared and the page served signed out.
+			req, _ := http.NewRequest("GET", e.srv.URL+"/portal/invoices", nil)
+			req.AddCookie(&http.Cookie{Name: "tenantkit_session", Value: "eyJhbGciOiJIUzI1NiJ9.e30.bm90LXRoaXMtc2VydmVy"})
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "server login-link") {
+				t.Fatalf("status %d, want the signed-out page:\n%s", resp.StatusCode, body)
+			}
+			cleared := false
+			for _, c := range resp.Cookies() {
+				cleared = cleared || c.Name == "tenantkit_session" && c.MaxAge < 0
+			}
+			if !cleared {
+				t.Errorf("the bad session cookie is not cleared: %v", resp.Cookies())
 			}
 		})
 

@@ -59,10 +59,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) (*request, err
 	switch {
 	case errors.Is(err, httpapi.ErrNoCredential):
 		return rq, nil
-	case errors.Is(err, tenancy.ErrUnauthenticated):
-		h.clearSession(w, r)
-		return rq, nil
-	case err != nil && strings.HasPrefix(err.Error(), "httpapi: jwt:"):
+	case errors.Is(err, tenancy.ErrUnauthenticated): // expired, or signed with another secret
 		h.clearSession(w, r)
 		return rq, nil
 	case err != nil:
