@@ -13,9 +13,13 @@ import (
 	billingstore "github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/httpapi/portal"
 	portalstore "github.com/tenantkit/tenantkit/httpapi/portal/bunstore"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/idempotency"
+	"github.com/tenantkit/tenantkit/outbound"
+	outboundstore "github.com/tenantkit/tenantkit/outbound/bunstore"
+	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 	"github.com/tenantkit/tenantkit/support"
 	supportstore "github.com/tenantkit/tenantkit/support/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -78,10 +82,25 @@ type App struct {
 	// Operators issues and authenticates the operator keys, the platform
 	// staff's credentials for the operator API.
 	Operators *operator.Keys
+	// SignInLinks issues and redeems the portal's one-time sign-in links
+	// (`server login-link`).
+	SignInLinks *portal.Links
 	// Events is the audit trail: one event for every change the services
 	// make, written in the change's transaction; tenants read their own,
 	// operators everyone's.
 	Events *event.Log
+	// Outbound delivers the tenants' events to the webhook endpoints they
+	// register (/api/webhook-endpoints): it is subscribed to the Recorder
+	// every service records with, so each event's deliveries are written
+	// and enqueued on Deliveries in the event's transaction. Without
+	// WithSecretKey, creating an endpoint answers 501.
+	Outbound *outbound.Service
+	// Deliveries is the durable queue of outbound webhook deliveries, in
+	// the database (River's tables, which Migrate creates). Deliveries are
+	// enqueued on the transaction of the event that causes them; Start it
+	// on every replica that should deliver, Stop it before closing the
+	// database. Tune it with WithDeliveries.
+	Deliveries *riverqueue.Queue
 	// EventRetention is how long events are kept: the Scheduler deletes
 	// older ones (JobEventsPrune). 0 keeps them forever. New sets
 	// DefaultEventRetention; change it before the Scheduler runs.
@@ -93,9 +112,13 @@ type App struct {
 
 // New builds every service on db, with the plans of cat. Apply Migrate to
 // db first (App.Ready reports whether it was).
-func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
+func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 	if db == nil || cat == nil {
 		return nil, errors.New("tenantkit: New needs a database and a catalog")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	tx := NewTransactor(db)
 	events := eventstore.New(db)
@@ -116,16 +139,48 @@ func New(db *bun.DB, cat *catalog.Catalog) (*App, error) {
 		Support:        support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec)),
 		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx, webhook.WithEvents(rec)),
 		Scheduler:      NewScheduler(),
-		Operators:      operator.NewKeys(tenants),
+		Operators:      operator.NewKeys(tenants, operator.WithEvents(rec, tx)),
+		SignInLinks:    portal.NewLinks(portalstore.New(db), ten.Directory, portal.WithLinkEvents(rec, tx)),
 		Events:         event.NewLog(events),
 		EventRetention: DefaultEventRetention,
 		db:             db,
 		idempotency:    idempotency.New(db),
 	}
+	q, err := riverqueue.New(db, deliveryAttempter{a}, o.deliveries)
+	if err != nil {
+		return nil, fmt.Errorf("tenantkit: %w", err)
+	}
+	a.Deliveries = q
+	ob, err := newOutbound(db, tx, rec, ten.Notifications, q, o)
+	if err != nil {
+		return nil, err
+	}
+	a.Outbound = ob
 	a.Desk = support.NewDesk(a.Support, tickets)
 	a.Settlement = webhook.NewSettlement(a.Webhooks, inbox)
 	a.schedule()
 	return a, nil
+}
+
+// newOutbound builds the outbound webhooks' service on q and subscribes
+// it to rec.
+func newOutbound(db *bun.DB, tx Transactor, rec *event.Recorder, notes outbound.Notifier, q outbound.Queue, o options) (*outbound.Service, error) {
+	guard, err := outbound.NewGuard(o.webhookAllow...)
+	if err != nil {
+		return nil, fmt.Errorf("tenantkit: %w", err)
+	}
+	opts := []outbound.Option{outbound.WithGuard(guard), outbound.WithEvents(rec), outbound.WithNotifier(notes)}
+	if o.secretKey != nil {
+		sealer, err := outbound.NewSealer(o.secretKey)
+		if err != nil {
+			return nil, fmt.Errorf("tenantkit: %w", err)
+		}
+		opts = append(opts, outbound.WithSealer(sealer))
+	}
+	opts = append(opts, o.outbound...)
+	svc := outbound.New(outboundstore.New(db), tx, q, opts...)
+	rec.Subscribe(svc)
+	return svc, nil
 }
 
 // HTTPConfig returns an httpapi.Config serving a's services: every
@@ -147,6 +202,7 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Support:       a.Support,
 		Events:        a.Events,
 		Webhooks:      a.Webhooks,
+		Outbound:      a.Outbound,
 		Operator:      a.operatorConfig(),
 		Idempotency:   a.idempotency,
 		Ready:         a.Ready,
@@ -170,7 +226,7 @@ func (a *App) operatorConfig() httpapi.OperatorConfig {
 }
 
 // Ready reports whether a can take traffic: the database answers and every
-// migration of Schema is applied. Its errors are safe to show to anyone;
+// migration of Schema and of River's job tables is applied. Its errors are safe to show to anyone;
 // GET /api/health/ready answers 503 with them.
 func (a *App) Ready(ctx context.Context) error {
 	if err := a.db.PingContext(ctx); err != nil {
@@ -180,6 +236,11 @@ func (a *App) Ready(ctx context.Context) error {
 	if err != nil {
 		return errors.New("migration status unknown")
 	}
+	river, err := riverqueue.Pending(ctx, a.db)
+	if err != nil {
+		return errors.New("migration status unknown")
+	}
+	n += river
 	if n > 0 {
 		return fmt.Errorf("%d migrations pending", n)
 	}
@@ -199,16 +260,19 @@ func (a *App) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
 
 // Schema lists the embedded migrations of everything tenantkit stores, in
 // the order they apply: idempotency keys, tenancy, billing, support,
-// webhook events, the portal's sign-in links, the audit trail's events. Each holds the folders "postgres" and "sqlite".
+// webhook events, the portal's sign-in links, the audit trail's events,
+// the outbound webhooks. Each holds the folders "postgres" and "sqlite".
 func Schema() []fs.FS {
 	return []fs.FS{idempotency.Migrations(), tenancystore.Migrations(), billingstore.Migrations(),
-		supportstore.Migrations(), webhookstore.Migrations(), portalstore.Migrations(), eventstore.Migrations()}
+		supportstore.Migrations(), webhookstore.Migrations(), portalstore.Migrations(), eventstore.Migrations(),
+		outboundstore.Migrations()}
 }
 
 // Migrate applies every pending migration of Schema to db, Postgres or
-// SQLite, and returns how many it applied. Replicas may call it at the same
-// time: they queue on a lock and the schema is applied once. The migrations
-// are recorded in the table tenantkit_migrations.
+// SQLite, then River's (the delivery queue's tables), and returns how many
+// it applied. Replicas may call it at the same time: they queue on one lock
+// and each schema is applied once. Tenantkit's migrations are recorded in
+// the table tenantkit_migrations, River's in river_migration.
 func Migrate(ctx context.Context, db *bun.DB) (int, error) {
-	return database.Migrate(ctx, db, Schema()...)
+	return database.MigrateWith(ctx, db, Schema(), riverqueue.Migrate)
 }

@@ -2,13 +2,17 @@ package tenantkit_test
 
 import (
 	"context"
+	"io/fs"
+	"sync"
 	"testing"
 
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 )
 
 func TestNew(t *testing.T) {
@@ -62,6 +66,51 @@ func TestReady(t *testing.T) {
 		}
 		if n, err := tenantkit.Migrate(ctx, db); err != nil || n != 0 {
 			t.Fatalf("second Migrate = %d, %v; want 0, nil", n, err)
+		}
+	})
+}
+
+// TestMigrateReplicas: replicas migrating a fresh database at once all
+// succeed and apply each migration once, River's included (River's
+// migrator takes no lock; Migrate runs it under its own).
+func TestMigrateReplicas(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		app, err := tenantkit.New(db, catalog.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours := 0
+		for _, src := range tenantkit.Schema() {
+			files, err := fs.Glob(src, database.DialectName(db)+"/*.up.sql")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours += len(files)
+		}
+		river, err := riverqueue.Pending(ctx, db)
+		if err != nil || river == 0 {
+			t.Fatalf("River's pending migrations = %d, %v", river, err)
+		}
+		var wg sync.WaitGroup
+		applied := make([]int, 4)
+		errs := make([]error, 4)
+		for i := range applied {
+			wg.Go(func() { applied[i], errs[i] = tenantkit.Migrate(ctx, db) })
+		}
+		wg.Wait()
+		total := 0
+		for i, n := range applied {
+			if errs[i] != nil {
+				t.Fatalf("replica %d: %v", i, errs[i])
+			}
+			total += n
+		}
+		if total != ours+river {
+			t.Fatalf("%d migrations applied in all, want %d (%d ours, %d River's)", total, ours+river, ours, river)
+		}
+		if err := app.Ready(ctx); err != nil {
+			t.Fatalf("Ready = %v", err)
 		}
 	})
 }

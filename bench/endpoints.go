@@ -36,18 +36,24 @@ type endpoint struct {
 
 // endpoints is the table the bench drives, in order.
 var endpoints = []endpoint{
-	{Name: "list invoices", Method: http.MethodGet, Path: "/api/v1/collections/invoices", MinRatio: 0.80,
+	{Name: "list invoices", Method: http.MethodGet, Path: "/api/v1/collections/invoices", MinRatio: 0.90,
 		build: func(fx *fixture, t *vegeta.Target) {
 			tn := fx.randomTenant()
 			bearer(t, tn.Key)
 			t.URL += "?limit=20"
 		}},
-	{Name: "create invoice", Method: http.MethodPost, Path: "/api/v1/collections/invoices", MinRatio: 0.80,
+	{Name: "get invoice", Method: http.MethodGet, Path: "/api/v1/collections/invoices/{id}", MinRatio: 0.90,
+		build: func(fx *fixture, t *vegeta.Target) {
+			inv := fx.randomOpenInvoice()
+			bearer(t, inv.Key)
+			t.URL = strings.Replace(t.URL, "{id}", inv.ID, 1)
+		}},
+	{Name: "create invoice", Method: http.MethodPost, Path: "/api/v1/collections/invoices", MinRatio: 0.90,
 		build: func(fx *fixture, t *vegeta.Target) {
 			bearer(t, fx.randomTenant().Key)
 			jsonBody(t, newInvoiceBody())
 		}},
-	{Name: "create ticket", Method: http.MethodPost, Path: "/api/tickets", MinRatio: 0.80,
+	{Name: "create ticket", Method: http.MethodPost, Path: "/api/tickets", MinRatio: 0.90,
 		build: func(fx *fixture, t *vegeta.Target) {
 			bearer(t, fx.randomTenant().Key)
 			jsonBody(t, map[string]any{
@@ -57,11 +63,18 @@ var endpoints = []endpoint{
 				"tags":        []string{"billing", "Export Issue"},
 			})
 		}},
-	{Name: "entitlements", Method: http.MethodGet, Path: "/api/tenant/entitlements/limit", MinRatio: 0.80,
+	{Name: "comment on ticket", Method: http.MethodPost, Path: "/api/tickets/{id}/comments", MinRatio: 0.90,
+		build: func(fx *fixture, t *vegeta.Target) {
+			tk := fx.Tickets[fx.pick(len(fx.Tickets))]
+			bearer(t, tk.Key)
+			t.URL = strings.Replace(t.URL, "{id}", tk.ID, 1)
+			jsonBody(t, map[string]any{"body": "Thanks — we can reproduce it and are on it (" + strconv.Itoa(rand.IntN(1000)) + ")."})
+		}},
+	{Name: "entitlements", Method: http.MethodGet, Path: "/api/tenant/entitlements/limit", MinRatio: 0.90,
 		build: func(fx *fixture, t *vegeta.Target) {
 			bearer(t, fx.randomTenant().Key)
 		}},
-	{Name: "invoice preview", Method: http.MethodPost, Path: "/api/invoices/preview", MinRatio: 0.80,
+	{Name: "invoice preview", Method: http.MethodPost, Path: "/api/invoices/preview", MinRatio: 0.90,
 		build: func(fx *fixture, t *vegeta.Target) {
 			bearer(t, fx.randomTenant().Key)
 			jsonBody(t, map[string]any{})
@@ -74,14 +87,14 @@ var endpoints = []endpoint{
 		}},
 	{Name: "record payment", Method: http.MethodPost, Path: "/api/v1/collections/invoices/{id}/payments", MinRatio: 0.90,
 		build: func(fx *fixture, t *vegeta.Target) {
-			inv := fx.OpenInvoices[rand.IntN(len(fx.OpenInvoices))]
+			inv := fx.randomOpenInvoice()
 			bearer(t, inv.Key)
 			t.URL = strings.Replace(t.URL, "{id}", inv.ID, 1)
 			jsonBody(t, map[string]any{"amount": 1, "method": "bank_transfer", "reference": "SEPA " + strconv.Itoa(rand.IntN(1e6))})
 		}},
-	{Name: "webhook ingest", Method: http.MethodPost, Path: "/api/webhooks/payment-provider", MinRatio: 0.85,
+	{Name: "webhook ingest", Method: http.MethodPost, Path: "/api/webhooks/payment-provider", MinRatio: 0.90,
 		build: func(fx *fixture, t *vegeta.Target) {
-			inv := fx.OpenInvoices[rand.IntN(len(fx.OpenInvoices))]
+			inv := fx.randomOpenInvoice()
 			n := eventSeq.Add(1)
 			evt := fmt.Sprintf("evt_bench_%s_%d", fx.RunID, n)
 			body, _ := json.Marshal(map[string]any{
@@ -93,6 +106,11 @@ var endpoints = []endpoint{
 			t.Body = body
 			t.Header.Set("Content-Type", "application/json")
 			signWebhook(t.Header, fx.WebhookSecret, evt, body)
+		}},
+	{Name: "events list", Method: http.MethodGet, Path: "/api/events", MinRatio: 0.90,
+		build: func(fx *fixture, t *vegeta.Target) {
+			bearer(t, fx.randomTenant().Key)
+			t.URL += "?limit=20"
 		}},
 }
 
@@ -127,7 +145,11 @@ func targeter(fx *fixture, ep endpoint, base string) vegeta.Targeter {
 	}
 }
 
-func (fx *fixture) randomTenant() benchTenant { return fx.Tenants[rand.IntN(len(fx.Tenants))] }
+func (fx *fixture) randomTenant() benchTenant { return fx.Tenants[fx.pick(len(fx.Tenants))] }
+
+func (fx *fixture) randomOpenInvoice() invoiceRef {
+	return fx.OpenInvoices[fx.pick(len(fx.OpenInvoices))]
+}
 
 func bearer(t *vegeta.Target, key string) { t.Header.Set("Authorization", "Bearer "+key) }
 

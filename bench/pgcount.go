@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -17,13 +19,25 @@ import (
 // trips (Sync and simple Query messages, each of which waits for
 // ReadyForQuery) and how many statement parses (Parse) a request costs —
 // what a CPU profile of the server cannot show, since the time is spent
-// waiting on the database. It is used only for the short, sequential
-// round-trip measurement, never under load.
+// waiting on the database. It also logs the text of every statement
+// executed (simple Query, or Bind of a prepared statement), which the
+// fairness check compares between the two servers (fairness.go). It is
+// used only for the short, sequential measurement, never under load.
 type pgCounter struct {
 	ln     net.Listener
 	target string
 	counts [256]atomic.Int64
-	wg     sync.WaitGroup
+
+	mu  sync.Mutex
+	log []executed // every statement executed, in order of arrival
+}
+
+// executed is one statement a client ran: its text, and whether it went
+// by the simple protocol (text with its values written in, parsed every
+// time) or the extended one (a prepared statement bound to values).
+type executed struct {
+	Simple bool
+	Text   string
 }
 
 // newPGCounter listens on a free port and forwards to the host of dbURL.
@@ -75,12 +89,14 @@ func (c *pgCounter) proxy(client net.Conn) {
 		_, _ = io.Copy(client, server)
 		client.Close()
 	}()
-	_ = c.count(bufio.NewReader(client), server)
+	_ = c.count(bufio.NewReader(client), server, map[string]string{})
 }
 
-// count forwards the client's stream to w, counting its messages. The
-// startup packets (startup, SSL or GSS request) have no type byte.
-func (c *pgCounter) count(r *bufio.Reader, w io.Writer) error {
+// count forwards the client's stream to w, counting its messages and
+// logging the statements it executes; stmts are the connection's prepared
+// statements by name. The startup packets (startup, SSL or GSS request)
+// have no type byte.
+func (c *pgCounter) count(r *bufio.Reader, w io.Writer, stmts map[string]string) error {
 	const sslRequest, gssRequest = 80877103, 80877104
 	hdr := make([]byte, 8)
 	for {
@@ -115,10 +131,59 @@ func (c *pgCounter) count(r *bufio.Reader, w io.Writer) error {
 		if n < 4 {
 			return fmt.Errorf("bad message length %d", n)
 		}
-		if _, err := io.CopyN(w, r, int64(n-4)); err != nil {
-			return err
+		switch head[0] {
+		case 'P', 'B', 'Q': // Parse, Bind, Query: read to log the statement
+			body := make([]byte, n-4)
+			if _, err := io.ReadFull(r, body); err != nil {
+				return err
+			}
+			c.note(head[0], body, stmts)
+			if _, err := w.Write(body); err != nil {
+				return err
+			}
+		default:
+			if _, err := io.CopyN(w, r, int64(n-4)); err != nil {
+				return err
+			}
 		}
 	}
+}
+
+// note records what a Parse, Bind or Query message (type, body) says:
+// Parse names a statement's text, Bind executes a named one, Query
+// executes its text.
+func (c *pgCounter) note(typ byte, body []byte, stmts map[string]string) {
+	fields := bytes.SplitN(body, []byte{0}, 3) // the first two are C strings
+	if len(fields) < 2 {
+		return
+	}
+	var e executed
+	switch typ {
+	case 'P':
+		stmts[string(fields[0])] = string(fields[1])
+		return
+	case 'B':
+		e.Text = stmts[string(fields[1])]
+	case 'Q':
+		e.Simple, e.Text = true, string(fields[0])
+	}
+	c.mu.Lock()
+	c.log = append(c.log, e)
+	c.mu.Unlock()
+}
+
+// mark is the position in the statement log now.
+func (c *pgCounter) mark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.log)
+}
+
+// since returns the statements executed after mark m.
+func (c *pgCounter) since(m int) []executed {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.log[m:])
 }
 
 // pgCounts is a snapshot of the message counts that matter.

@@ -82,9 +82,11 @@ func findSources(ctx context.Context) (sources, error) {
 }
 
 // childEnv is the environment of a child: the harness's without any
-// TENANTKIT_* variable, so that only the flags the bench passes apply.
+// TENANTKIT_* variable, so that only the flags the bench passes apply,
+// plus a secret key for outbound webhook secrets (without one, `serve`
+// would create a key file in the working directory).
 func childEnv(extra ...string) []string {
-	var env []string
+	env := []string{"TENANTKIT_SECRET_KEY=" + benchSecretKey}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "TENANTKIT_") {
 			env = append(env, kv)
@@ -92,6 +94,9 @@ func childEnv(extra ...string) []string {
 	}
 	return append(env, extra...)
 }
+
+// benchSecretKey is the servers' secret key: base64 of 32 bytes.
+const benchSecretKey = "YmVuY2gtYmVuY2gtYmVuY2gtYmVuY2gtYmVuY2gtYmU="
 
 // runCLI runs the server binary's admin CLI and returns its stdout.
 func runCLI(ctx context.Context, bin string, args ...string) ([]byte, error) {

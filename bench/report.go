@@ -10,12 +10,14 @@ import (
 	"time"
 )
 
-// Targets (the project's performance goals).
+// Targets (the project's performance goals, issue #19).
 const (
-	targetP99Ratio  = 2.0       // p99 at half the baseline's max rate, tenantkit / baseline
-	targetDeepRatio = 1.2       // deep page p50 / page 1 p50
-	targetLoadedRSS = 100 << 20 // tenantkit's RSS under load
-	targetColdStart = 500 * time.Millisecond
+	targetP99Ratio  = 1.5      // p99 at half the baseline's max rate, tenantkit / baseline
+	targetTailRatio = 1.3      // p99 with tailConcurrency in flight, tenantkit / baseline
+	targetDeepRatio = 1.1      // deep page p50 / page 1 p50
+	targetLoadedRSS = 64 << 20 // tenantkit's peak RSS (VmHWM) under load
+	targetColdStart = 100 * time.Millisecond
+	tailConcurrency = 64
 )
 
 // report is everything one bench run measured.
@@ -32,16 +34,18 @@ type report struct {
 		LoadStart string `json:"load_start"`
 		LoadEnd   string `json:"load_end"`
 	} `json:"machine"`
-	SeedRows   map[string]int   `json:"seed_rows"`
-	SeedTime   time.Duration    `json:"seed_ns"`
-	Endpoints  []endpointResult `json:"endpoints"`
-	Skipped    []skipped        `json:"skipped,omitempty"`
-	Deep       *deepResult      `json:"deep_page,omitempty"`
-	Cold       coldResult       `json:"cold_start"`
-	Memory     memResult        `json:"memory"`
-	RoundTrips []rtResult       `json:"db_round_trips,omitempty"`
-	Profiles   []profileRef     `json:"profiles,omitempty"`
-	Total      time.Duration    `json:"total_ns"`
+	SeedRows   map[string]int    `json:"seed_rows"`
+	SeedTime   time.Duration     `json:"seed_ns"`
+	Endpoints  []endpointResult  `json:"endpoints"`
+	Skipped    []skipped         `json:"skipped,omitempty"`
+	Deep       *deepResult       `json:"deep_page,omitempty"`
+	Delivery   *deliveryResult   `json:"delivery,omitempty"`
+	EventCost  []eventCostResult `json:"event_cost,omitempty"`
+	Cold       coldResult        `json:"cold_start"`
+	Memory     memResult         `json:"memory"`
+	RoundTrips []rtResult        `json:"db_round_trips,omitempty"`
+	Profiles   []profileRef      `json:"profiles,omitempty"`
+	Total      time.Duration     `json:"total_ns"`
 }
 
 // endpointResult compares both servers on one endpoint.
@@ -59,6 +63,11 @@ type endpointResult struct {
 	BaseHalf summary `json:"baseline_half"`
 	P99Ratio float64 `json:"p99_ratio"`
 	P99Pass  bool    `json:"p99_pass"`
+	// TKTail and BaseTail: closed loop with tailConcurrency in flight.
+	TKTail    summary `json:"tenantkit_tail"`
+	BaseTail  summary `json:"baseline_tail"`
+	TailRatio float64 `json:"tail_p99_ratio"`
+	TailPass  bool    `json:"tail_pass"`
 }
 
 type skipped struct {
@@ -92,12 +101,6 @@ type memResult struct {
 	BaseHWM      int64 `json:"baseline_vmhwm"`
 }
 
-type rtResult struct {
-	Endpoint string     `json:"endpoint"`
-	TK       perRequest `json:"tenantkit"`
-	Base     perRequest `json:"baseline"`
-}
-
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
 
 func msf(d time.Duration) float64 { return float64(d) / 1e6 }
@@ -106,6 +109,10 @@ func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
 
 // print writes the report as Markdown-compatible text.
 func (r *report) print(w io.Writer) {
+	if r.Config.EventCostOnly {
+		r.printEventCostRun(w)
+		return
+	}
 	c := r.Config
 	fmt.Fprintf(w, "tenantkit vs baseline (net/http + pgx, same SQL) — %d CPUs, %s, Postgres %s; load average %s at start, %s at end\n",
 		r.Machine.CPUs, r.Machine.Go, r.Machine.Postgres, r.Machine.LoadStart, r.Machine.LoadEnd)
@@ -114,6 +121,7 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "data: %d tenants, %d invoices, %d tickets (seeded in %s)\n\n",
 		r.SeedRows["tenants"], r.SeedRows["invoices"], r.SeedRows["tickets"], r.SeedTime.Round(time.Second))
 
+	r.printGoals(w)
 	fmt.Fprintln(w, "| endpoint | tk req/s | base req/s | ratio | target | tk p50 / p99 | base p50 / p99 | p99 at ½ base rate: tk / base | target | tk RSS | base RSS |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---|---|---|---|---|---:|---:|")
 	for _, e := range r.Endpoints {
@@ -125,7 +133,7 @@ func (r *report) print(w io.Writer) {
 		if float64(e.HalfRate) > e.TK.RPS {
 			behind = ", above tk's max"
 		}
-		fmt.Fprintf(w, "| %s%s | %.0f | %.0f | %.2f | ≥%.2f %s | %s / %s | %s / %s | %s / %s @%d/s%s (%.2f×) | ≤%.0f× %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s%s | %.0f | %.0f | %.2f | ≥%.2f %s | %s / %s | %s / %s | %s / %s @%d/s%s (%.2f×) | ≤%.1f× %s | %s | %s |\n",
 			e.Name, errs, e.TK.RPS, e.Base.RPS, e.Ratio, e.MinRatio, verdict(e.ThroughputPass),
 			ms(e.TK.P50), ms(e.TK.P99), ms(e.Base.P50), ms(e.Base.P99),
 			ms(e.TKHalf.P99), ms(e.BaseHalf.P99), e.HalfRate, behind, e.P99Ratio, targetP99Ratio, verdict(e.P99Pass),
@@ -135,6 +143,7 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "| %s | — | — | — | skipped: %s | | | | | | |\n", s.Name, s.Reason)
 	}
 	fmt.Fprintln(w)
+	r.printEventCost(w)
 
 	fmt.Fprintln(w, "Where the time goes (full-speed runs; CPU per successful request, from /proc; round trips counted on sequential requests):")
 	fmt.Fprintln(w)
@@ -163,6 +172,12 @@ func (r *report) print(w io.Writer) {
 			verdict(d.Pass), ms(d.BaseDeep.P50), ms(d.BaseFirst.P50))
 	} else {
 		fmt.Fprintln(w, "- deep page: not measured")
+	}
+	if d := r.Delivery; d != nil {
+		fmt.Fprintf(w, "- delivery throughput (one replica, %d workers; %d ticket creates → webhook to a receiver on 127.0.0.1): %.0f events/s delivered (%s from the first mutation to the last delivery; mutations took %s; %d duplicates)\n",
+			d.Workers, d.Events, d.PerSecond, ms(d.Elapsed), ms(d.Mutations), d.Duplicates)
+	} else {
+		fmt.Fprintln(w, "- delivery throughput: not measured")
 	}
 	if len(r.Cold.Fresh) > 0 {
 		fresh := median(r.Cold.Fresh)
@@ -205,4 +220,57 @@ func (r *report) write(path string) error {
 		return fmt.Errorf("--out %s: want a .json or .md file", path)
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// printFairness lists each endpoint's statements per request (the same on
+// both servers, or the check would have failed) with its round trips.
+func (r *report) printFairness(w io.Writer) {
+	for _, x := range r.RoundTrips {
+		fmt.Fprintf(w, "%s: %.1f round trips, %.1f parses per request (baseline %.1f, %.1f); same statements: %v\n",
+			x.Endpoint, x.TK.RoundTrips, x.TK.Parses, x.Base.RoundTrips, x.Base.Parses, x.Same)
+		for i, s := range x.TKStatements {
+			fmt.Fprintf(w, "  %2d. %s\n", i+1, s)
+		}
+	}
+}
+
+// printGoals is the table of the issue's goals, each as a ratio of this
+// run, marked PASS or MISS.
+func (r *report) printGoals(w io.Writer) {
+	fmt.Fprintln(w, "| goal | measured | target | |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, e := range r.Endpoints {
+		fmt.Fprintf(w, "| throughput, %s | %.2f× (%.0f / %.0f req/s) | ≥ %.2f× | %s |\n", e.Name, e.Ratio, e.TK.RPS, e.Base.RPS, e.MinRatio, verdict(e.ThroughputPass))
+	}
+	for _, e := range r.Endpoints {
+		fmt.Fprintf(w, "| p99 at %d in flight, %s | %.2f× (%s / %s) | ≤ %.1f× | %s |\n", tailConcurrency, e.Name, e.TailRatio,
+			ms(e.TKTail.P99), ms(e.BaseTail.P99), targetTailRatio, verdict(e.TailPass))
+	}
+	for _, e := range r.Endpoints {
+		fmt.Fprintf(w, "| p99 at ½ the baseline's max (%d/s), %s | %.2f× (%s / %s) | ≤ %.1f× | %s |\n", e.HalfRate, e.Name, e.P99Ratio,
+			ms(e.TKHalf.P99), ms(e.BaseHalf.P99), targetP99Ratio, verdict(e.P99Pass))
+	}
+	if d := r.Deep; d != nil {
+		fmt.Fprintf(w, "| list at cursor depth %d vs page 1 (p50) | %.2f× (%s / %s) | ≤ %.1f× | %s |\n", d.Depth, d.Ratio,
+			ms(d.TKDeep.P50), ms(d.TKFirst.P50), targetDeepRatio, verdict(d.Pass))
+	}
+	for _, e := range r.EventCost {
+		fmt.Fprintf(w, "| event log cost, %s (baseline with / without its event write) | %.1f%% (%.0f / %.0f req/s) | ≤ %.0f%% | %s |\n",
+			e.Name, 100*e.Cost, e.With.RPS, e.Without.RPS, 100*targetEventCost, verdict(e.Pass))
+	}
+	if d := r.Delivery; d != nil {
+		fmt.Fprintf(w, "| delivery throughput, one replica (%d workers) to a receiver on 127.0.0.1 | %.0f events/s per replica | reported, no target | — |\n",
+			d.Workers, d.PerSecond)
+	} else {
+		fmt.Fprintln(w, "| delivery throughput, one replica | not measured | reported, no target | — |")
+	}
+	m := r.Memory
+	fmt.Fprintf(w, "| tenantkit RSS under load (highest VmHWM) | %s | ≤ %s | %s |\n", mb(m.TKHWM), mb(targetLoadedRSS),
+		verdict(m.TKHWM > 0 && m.TKHWM <= targetLoadedRSS))
+	if len(r.Cold.Fresh) > 0 {
+		fresh, migrated := median(r.Cold.Fresh), median(r.Cold.Migrated)
+		fmt.Fprintf(w, "| cold start on SQLite, new database (median of %d) | %s | ≤ %s | %s |\n", len(r.Cold.Fresh), ms(fresh), ms(targetColdStart), verdict(fresh <= targetColdStart))
+		fmt.Fprintf(w, "| cold start on SQLite, migrated database (median of %d) | %s | ≤ %s | %s |\n", len(r.Cold.Migrated), ms(migrated), ms(targetColdStart), verdict(migrated <= targetColdStart))
+	}
+	fmt.Fprintln(w)
 }

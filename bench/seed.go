@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,6 +54,10 @@ type benchTenant struct {
 // can be applied to, a draft to finalize), with its tenant's key.
 type invoiceRef struct{ ID, Currency, Key string }
 
+// ticketRef is a seeded open or pending ticket the load comments on, with
+// its tenant's key.
+type ticketRef struct{ ID, Key string }
+
 // fixture is what the seed made that the load needs.
 type fixture struct {
 	Tenants      []benchTenant // every tenant but the big one
@@ -61,12 +66,18 @@ type fixture struct {
 	DeepCursor   string   // ?cursor= after DeepDepth invoices of the big tenant
 	DeepDepth    int
 	OpenInvoices []invoiceRef
+	Tickets      []ticketRef
 	// Drafts are unnumbered drafts, each finalized once (nextDraft).
 	Drafts    []invoiceRef
 	draftNext atomic.Int64
 	// WebhookSecret is the servers' payment webhook secret; RunID makes
 	// webhook event ids unique per bench run.
 	WebhookSecret, RunID string
+	// picks, when set, makes the endpoints' choices of tenant, invoice and
+	// ticket (pick) a fixed sequence, so that the fairness check sends
+	// both servers the same requests (see fairness.go).
+	picks   *mrand.Rand
+	picksMu sync.Mutex
 	// meter finds the servers' Postgres backends for CPU accounting.
 	meter *meter
 	Rows  map[string]int // rows seeded per table
@@ -373,14 +384,19 @@ func seed(ctx context.Context, dbURL string, size seedSize) (*fixture, error) {
 		case "uncollectible":
 			due, finalized = invTotal, created.Add(time.Minute)
 		}
+		dueDate := created.AddDate(0, 0, 30).Format("2006-01-02")
 		if ti == 0 {
 			bigIDs = append(bigIDs, id)
 		} else if status == "open" && invTotal > 1000 {
 			fx.OpenInvoices = append(fx.OpenInvoices, invoiceRef{ID: id, Currency: cur, Key: t.Key})
+			// Due in the future: past due, tenantkit's dunning would make
+			// it uncollectible during the run, and the payments the bench
+			// records on it would then be refused (409).
+			dueDate = now.AddDate(0, 0, 30).Format("2006-01-02")
 		}
 		return []any{t.ID, id, fmt.Sprintf("INV-%06d", n), status, fmt.Sprintf("Customer %d", rng.IntN(500)),
 			fmt.Sprintf("billing%d@customer%d.example", rng.IntN(3), rng.IntN(500)), cur, string(lineJSON),
-			sub, tax, invTotal, paid, due, paid, int64(0), created.AddDate(0, 0, 30).Format("2006-01-02"),
+			sub, tax, invTotal, paid, due, paid, int64(0), dueDate,
 			"Thank you for your business.", `{"po":"PO-` + fmt.Sprint(rng.IntN(99999)) + `"}`, created, finalized, paidAt}
 	})
 	if err != nil {
@@ -420,8 +436,12 @@ func seed(ctx context.Context, dbURL string, size seedSize) (*fixture, error) {
 		len(tenants)*nt, func(i int) []any {
 			t, k := tenants[i/nt], i%nt
 			created := yearAgo.Add(span / time.Duration(nt) * time.Duration(k))
-			return []any{t.ID, ids.at("tkt", created), int64(k + 1), "Cannot export invoices to CSV",
-				"Steps:\n1. Open invoices\n2. Click export\nNothing happens.", ticketStatus[rng.IntN(5)], priorities[rng.IntN(5)],
+			id, status := ids.at("tkt", created), ticketStatus[rng.IntN(5)]
+			if status == "open" || status == "pending" {
+				fx.Tickets = append(fx.Tickets, ticketRef{ID: id, Key: t.Key})
+			}
+			return []any{t.ID, id, int64(k + 1), "Cannot export invoices to CSV",
+				"Steps:\n1. Open invoices\n2. Click export\nNothing happens.", status, priorities[rng.IntN(5)],
 				t.users[0], t.OwnerEmail, "User 0 of " + t.Slug, nil, `["billing","export"]`, created, created}
 		}); err != nil {
 		return nil, err
@@ -466,6 +486,31 @@ func encodeCursor(id string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("v1:" + id))
 }
 
+// pick returns a number in [0, n): random, or the next of the fixed
+// sequence when one is set (repeatPicks).
+func (fx *fixture) pick(n int) int {
+	fx.picksMu.Lock()
+	defer fx.picksMu.Unlock()
+	if fx.picks != nil {
+		return fx.picks.IntN(n)
+	}
+	return mrand.IntN(n)
+}
+
+// repeatPicks restarts the fixed sequence of picks.
+func (fx *fixture) repeatPicks() {
+	fx.picksMu.Lock()
+	defer fx.picksMu.Unlock()
+	fx.picks = mrand.New(mrand.NewPCG(1, 2))
+}
+
+// randomPicks ends the fixed sequence of picks.
+func (fx *fixture) randomPicks() {
+	fx.picksMu.Lock()
+	defer fx.picksMu.Unlock()
+	fx.picks = nil
+}
+
 // nextDraft returns a draft of the pool that no request has finalized yet;
 // once the pool is used up it returns the last one again (whose finalize
 // then answers 409 and counts as a failure: make the pool bigger).
@@ -479,13 +524,14 @@ func (fx *fixture) nextDraft() invoiceRef {
 const draftPoolRate = 5000
 
 // draftPool is how many drafts the run may finalize: every run of the
-// finalize endpoint (warm-up, full-speed rounds, fixed-rate run) of both
+// finalize endpoint (warm-up, full-speed rounds, the run at 64 in flight,
+// fixed-rate run) of both
 // servers at draftPoolRate, with the probes and round-trip counts; 0 when
 // the endpoint is not selected.
 func draftPool(cfg config) int {
 	if cfg.Only != "" && !slices.Contains(strings.Split(cfg.Only, ","), finalizeEndpoint) {
 		return 0
 	}
-	perServer := time.Second/2 + time.Duration(cfg.Rounds)*cfg.Duration + halfDuration(cfg)
+	perServer := time.Second/2 + time.Duration(cfg.Rounds)*cfg.Duration + max(cfg.Duration/2, time.Second) + halfDuration(cfg)
 	return int(2*perServer.Seconds()*draftPoolRate) + 1000
 }

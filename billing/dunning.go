@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // Step is one step of the collection schedule that Dunning takes an open
@@ -45,6 +46,11 @@ const (
 //	day 14  reminder_14  invoice.reminder notification                    collections.reminders
 //	day 21  dunning      marked uncollectible (reason dunning),           collections.dunning
 //	                     invoice.uncollectible notification
+//
+// Each step that acts records its event (WithEvents), by the system:
+// invoice.overdue, invoice.reminder_sent (one per reminder) and
+// invoice.marked_uncollectible. A skipped step records none: it changes
+// nothing the tenant sees.
 //
 // An invoice due on 2026-12-01 is overdue from 2026-12-02, reminded on
 // 2026-12-03, 12-09 and 12-16, and written off on 2026-12-23 if still
@@ -307,14 +313,21 @@ func (d *Dunning) act(ctx context.Context, inv Invoice, st Step, now time.Time) 
 				return err
 			}
 		}
+		if err := d.invoices.recordStep(ctx, event.InvoiceOverdue, inv, st); err != nil {
+			return err
+		}
 		return d.notify(ctx, inv, st, now)
 	case StepDunning:
+		// MarkUncollectibleFor records invoice.marked_uncollectible.
 		written, err := d.invoices.MarkUncollectibleFor(ctx, inv.TenantID, inv.ID, ReasonDunning)
 		if err != nil {
 			return err
 		}
 		return d.notify(ctx, written, st, now)
 	default:
+		if err := d.invoices.recordStep(ctx, event.InvoiceReminderSent, inv, st); err != nil {
+			return err
+		}
 		return d.notify(ctx, inv, st, now)
 	}
 }

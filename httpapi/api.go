@@ -66,6 +66,9 @@ type Config struct {
 	// operators, GET /api/operator/events (an *event.Log); nil leaves
 	// them 501.
 	Events EventLog
+	// Outbound serves the tenants' outbound webhook endpoints at
+	// /api/webhook-endpoints (an *outbound.Service); nil leaves them 501.
+	Outbound WebhookEndpoints
 	// Webhooks records and applies the payment provider's events at
 	// POST /api/webhooks/payment-provider; nil leaves it 501.
 	Webhooks PaymentEvents
@@ -265,7 +268,11 @@ func (a *API) Wrap(h http.Handler) http.Handler {
 // Content-Type rather than guess one from the body.
 func noSniff(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+		// Under Wrap a route's own noSniff finds it set: setting it again
+		// would cost an allocation.
+		if h := w.Header(); h.Get("X-Content-Type-Options") == "" {
+			h.Set("X-Content-Type-Options", "nosniff")
+		}
 		next.ServeHTTP(w, r)
 	})
 }

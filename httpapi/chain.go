@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -40,11 +41,13 @@ func (a *API) chain(ep endpoint) http.Handler {
 			}
 			return handle(w, r)
 		}
-		r, err := a.authenticate(w, r)
+		// ctx collects what authentication and the tenant add to the
+		// request's context; the request is copied once, with all of it,
+		// before the handler runs.
+		ctx, p, err := a.authenticate(w, r)
 		if err != nil {
 			return err
 		}
-		p, _ := PrincipalFrom(r.Context())
 		if err := a.rateLimit(w, r, "cred:"+p.Credential.Key); err != nil {
 			return err
 		}
@@ -67,11 +70,11 @@ func (a *API) chain(ep endpoint) http.Handler {
 				fmt.Sprintf("this endpoint needs the scope %q", sc))
 		}
 		if ep.tenant {
-			r, err = a.resolveTenant(r, p, ep)
-			if err != nil {
+			if ctx, err = a.resolveTenant(ctx, r, p, ep); err != nil {
 				return err
 			}
 		}
+		r = r.WithContext(ctx)
 		if ep.idempotent && a.cfg.Idempotency != nil && r.Header.Get(IdempotencyKeyHeader) != "" {
 			return a.idempotent(w, r, handle)
 		}
@@ -96,15 +99,13 @@ func noStore(next http.Handler) http.Handler {
 	})
 }
 
-// resolveTenant finds the tenant the request acts for and checks the
-// caller's role and the endpoint's module there, putting the membership
-// in the request's context. For an endpoint behind a module, or one that
+// resolveTenant finds the tenant r acts for and checks the caller's role
+// and the endpoint's module there, returning ctx with the membership. For an endpoint behind a module, or one that
 // reads entitlements (state), it reads the membership and the tenant's
 // entitlement state together and carries the state on in the context,
 // where the services' own module, limit and usage reads find it
 // (tenancy.WithState): one read for all of them.
-func (a *API) resolveTenant(r *http.Request, p *Principal, ep endpoint) (*http.Request, error) {
-	ctx := r.Context()
+func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, ep endpoint) (context.Context, error) {
 	var (
 		m   tenancy.Membership
 		err error
@@ -112,51 +113,50 @@ func (a *API) resolveTenant(r *http.Request, p *Principal, ep endpoint) (*http.R
 	if ep.module != "" || ep.state {
 		var st tenancy.EntitlementState
 		if m, st, err = a.cfg.Entitlements.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeader), ep.state); err != nil {
-			return r, err
+			return ctx, err
 		}
 		ctx = tenancy.WithState(ctx, st)
 	} else if m, err = a.cfg.Directory.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeader)); err != nil {
-		return r, err
+		return ctx, err
 	}
 	logFieldsFrom(ctx).tenantID = m.TenantID
-	r = r.WithContext(withMembership(ctx, m))
+	ctx = withMembership(ctx, m)
 	if ep.permission != "" && !m.Role.Can(ep.permission) {
-		return r, NewProblem(http.StatusForbidden, CodeForbidden,
+		return ctx, NewProblem(http.StatusForbidden, CodeForbidden,
 			fmt.Sprintf("your role %q lacks the permission %q", m.Role, ep.permission))
 	}
 	if ep.module != "" {
-		if err := a.cfg.Entitlements.RequireModule(r.Context(), m.TenantID, ep.module); err != nil {
-			return r, err
+		if err := a.cfg.Entitlements.RequireModule(ctx, m.TenantID, ep.module); err != nil {
+			return ctx, err
 		}
 	}
-	return r, nil
+	return ctx, nil
 }
 
-// authenticate runs the Authenticator and puts the principal in the
-// request's context. A missing or rejected credential is a 401; requests
+// authenticate runs the Authenticator and returns the principal and the
+// request's context carrying it. A missing or rejected credential is a 401; requests
 // that fail are rate limited per client IP, which slows down guessing.
-func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, error) {
+func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (context.Context, *Principal, error) {
 	p, err := a.auth.Authenticate(r)
 	if err != nil || p == nil {
 		if lerr := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); lerr != nil {
-			return r, lerr
+			return nil, nil, lerr
 		}
 		switch {
 		case err == nil, errors.Is(err, ErrNoCredential):
-			return r, NewProblem(http.StatusUnauthorized, CodeUnauthenticated, "authentication required: send Authorization: Bearer <API key or JWT>")
+			return nil, nil, NewProblem(http.StatusUnauthorized, CodeUnauthenticated, "authentication required: send Authorization: Bearer <API key or JWT>")
 		case errors.Is(err, fault.ErrUnavailable), errors.Is(err, r.Context().Err()):
-			return r, err // a fault, not the caller's doing: 5xx so that they retry
+			return nil, nil, err // a fault, not the caller's doing: 5xx so that they retry
 		default:
 			zerolog.Ctx(r.Context()).Debug().Err(err).Msg("credential rejected")
-			return r, errBadCredential
+			return nil, nil, errBadCredential
 		}
 	}
 	f := logFieldsFrom(r.Context())
 	f.userID, f.credentialID = p.User.ID, p.Credential.Key
 	actor := p.actor(RequestIDFrom(r.Context()))
 	actor.ClientIP = a.clientIP.ip(r)
-	ctx := tenancy.WithActor(WithPrincipal(r.Context(), p), actor)
-	return r.WithContext(ctx), nil
+	return tenancy.WithActor(WithPrincipal(r.Context(), p), actor), p, nil
 }
 
 // admits keeps the two APIs apart, whatever scopes a credential claims:

@@ -315,6 +315,7 @@ func TestInvoicePreview(t *testing.T) {
 				{"ModuleNotOffered", `{"modules":["support.chat"]}`, 422, []string{"modules"}},
 				{"SeatsBelowMembers", `{"seats":1}`, 422, []string{"seats"}},
 				{"BadEffective", `{"effective":"tomorrow"}`, 422, []string{"effective"}},
+				{"EmptyEffective", `{"effective":""}`, 422, []string{"effective"}},
 				{"WrongType", `{"seats":"many"}`, 400, []string{"seats"}},
 				{"UnknownField", `{"coupon":"FREE"}`, 400, []string{"coupon"}},
 			}

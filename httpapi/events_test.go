@@ -15,6 +15,7 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 	opkey "github.com/tenantkit/tenantkit/tenancy/operator"
 
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -333,7 +334,9 @@ func TestEventsEmittedByChanges(t *testing.T) {
 // TestEventsRolledBackChange checks that a change the service refuses
 // after its transaction began leaves no event: an invoice create past the
 // month's limit, a payment past what is due (refused under the invoice's
-// lock), a ticket change of a closed ticket.
+// lock), a change of an open invoice, a rating of an unsolved ticket, a
+// read of an unknown notification, and the second delivery of the
+// provider's payment.failed.
 func TestEventsRolledBackChange(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
@@ -358,6 +361,24 @@ func TestEventsRolledBackChange(t *testing.T) {
 			{"UpdateOpenInvoice", request{method: "PATCH", path: "/api/v1/collections/invoices/" + invoiceID,
 				body: `{"memo":"x"}`}, http.StatusConflict},
 		}
+		app, err := tenantkit.New(e.db, catalog.Default())
+		check(t, err)
+		_, err = app.Contracts.Change(ctx, e.acme.ID, contract.Change{AddModules: []string{catalog.ModuleCSAT}})
+		check(t, err)
+		r = e.do(t, request{method: "POST", path: "/api/tickets", bearer: e.keyAll, header: acme, body: `{"subject":"s","description":"d"}`})
+		if r.status != http.StatusCreated {
+			t.Fatalf("ticket: %d %s", r.status, r.body)
+		}
+		ticketID := r.json(t)["id"].(string)
+		tests = append(tests, []struct {
+			name   string
+			req    request
+			status int
+		}{
+			// Refused under the ticket's lock: only a solved ticket is rated.
+			{"RateOpenTicket", request{method: "POST", path: "/api/tickets/" + ticketID + "/satisfaction", body: `{"score":5}`}, http.StatusConflict},
+			{"ReadUnknownNotification", request{method: "POST", path: "/api/tenant/notifications/ntf_" + strings.Repeat("0", 26) + "/read"}, http.StatusNotFound},
+		}...)
 		for i, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				before := len(acmeEvents(t, e, ""))
@@ -372,6 +393,17 @@ func TestEventsRolledBackChange(t *testing.T) {
 				}
 			})
 		}
+		// A redelivered payment.failed rolls its second delivery back:
+		// one invoice.payment_failed event.
+		t.Run("RedeliveredFailedPayment", func(t *testing.T) {
+			body := paymentEvent(newEventID(), "payment.failed", invoiceID, 1000, "USD")
+			for i := range 2 {
+				wantAck(t, e.do(t, request{method: "POST", path: webhookPath, body: body, header: signed(t, webhookSecret, body)}), i == 1, "applied")
+			}
+			if got := acmeEvents(t, e, "type=invoice.payment_failed&resource_id="+invoiceID); len(got) != 1 {
+				t.Fatalf("%d invoice.payment_failed events, want 1", len(got))
+			}
+		})
 	})
 }
 
@@ -526,7 +558,9 @@ func TestEventsPrune(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				app.EventRetention = tt.retention
 				check(t, app.Scheduler.Tick(ctx, tt.at))
-				if got := len(acmeEvents(t, e, "")); got != tt.want {
+				// Ticking 1000 hours on also breaches the tickets' SLA,
+				// which records events of its own: count the creations.
+				if got := len(acmeEvents(t, e, "type=ticket.created")); got != tt.want {
 					t.Fatalf("%d events left, want %d", got, tt.want)
 				}
 			})

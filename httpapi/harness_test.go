@@ -48,7 +48,8 @@ type env struct {
 // newAPI builds an API over e's database, as one server replica would.
 func newAPI(t testing.TB, e *env) *httpapi.API {
 	t.Helper()
-	app, err := tenantkit.New(e.db, catalog.Default())
+	app, err := tenantkit.New(e.db, catalog.Default(),
+		tenantkit.WithSecretKey([]byte(strings.Repeat("k", 32))), tenantkit.WithWebhookAllow("127.0.0.1"))
 	if err != nil {
 		t.Fatalf("tenantkit.New: %v", err)
 	}

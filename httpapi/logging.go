@@ -52,11 +52,13 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			reqLogger := logger.With().Str("request_id", RequestIDFrom(r.Context())).Logger()
-			fields := &logFields{}
+			// One allocation for the log fields and the status recorder
+			// (which metrics.instrument reuses).
+			st := &logState{rec: statusRecorder{ResponseWriter: w}}
+			fields, rec := &st.fields, &st.rec
 			ctx := context.WithValue(r.Context(), logFieldsKey{}, fields)
-			ctx = reqLogger.WithContext(ctx)
-			rec := &statusRecorder{ResponseWriter: w}
+			reqID := RequestIDFrom(r.Context())
+			ctx = logger.With().Str("request_id", reqID).Logger().WithContext(ctx)
 
 			// Deferred so that a request aborted by a panic (http.ErrAbortHandler
 			// re-panicked by recoverer) still leaves a line; the panic itself
@@ -75,11 +77,12 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 				if ip == "" {
 					ip = peerIP(r.RemoteAddr)
 				}
-				ev := reqLogger.Info()
+				ev := logger.Info()
 				if status >= http.StatusInternalServerError || !completed {
-					ev = reqLogger.Error()
+					ev = logger.Error()
 				}
-				ev = ev.Str("method", r.Method).
+				ev = ev.Str("request_id", reqID).
+					Str("method", r.Method).
 					Str("route", route).
 					Int("status", status).
 					Int64("bytes", rec.bytes).
@@ -103,6 +106,12 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 			completed = true
 		})
 	}
+}
+
+// logState is what accessLog keeps for one request.
+type logState struct {
+	fields logFields
+	rec    statusRecorder
 }
 
 // peerIP returns the IP part of a RemoteAddr ("host:port"), or the whole

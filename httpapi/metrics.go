@@ -58,7 +58,10 @@ func (m *metrics) instrument(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec, ok := w.(*statusRecorder) // accessLog's, when it runs first (as under Wrap)
+		if !ok {
+			rec = &statusRecorder{ResponseWriter: w}
+		}
 		next.ServeHTTP(rec, r)
 		route := logFieldsFrom(r.Context()).route
 		if route == "" {

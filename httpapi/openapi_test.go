@@ -109,6 +109,8 @@ var groupTags = map[Group]string{
 	GroupDocs:        "Documentation",
 	GroupOperator:    "Operator",
 	GroupEvents:      "Events",
+
+	GroupWebhookEndpoints: "Webhook Endpoints",
 }
 
 func TestOpenAPICoversRouteTable(t *testing.T) {

@@ -42,6 +42,8 @@ func routePath(pattern string) string {
 		"/api/tenant/notifications/{id}", "/api/tenant/notifications/"+id.New(id.Notification),
 		"/api/operator/events/{id}", "/api/operator/events/"+id.New(id.Event),
 		"/api/events/{id}", "/api/events/"+id.New(id.Event),
+		"/api/webhook-endpoints/{id}", "/api/webhook-endpoints/"+id.New(id.WebhookEndpoint),
+		"{delivery_id}", id.New(id.WebhookDelivery),
 		"{user_id}", id.New(id.User),
 		"{feature}", "seats",
 	).Replace(pattern)

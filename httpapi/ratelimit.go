@@ -203,14 +203,26 @@ func setRateLimitHeaders(w http.ResponseWriter, d RateDecision, policy string) {
 	}
 	name := sfString(policy)
 	h := w.Header()
-	h.Set("RateLimit-Policy", fmt.Sprintf("%s;q=%d;w=%d", name, d.Limit, max(ceilSeconds(d.Window), 1)))
+	h.Set("RateLimit-Policy", sfItem(name, "q", d.Limit, "w", max(ceilSeconds(d.Window), 1)))
 	if !d.Allowed {
 		retry := retryAfterSeconds(d)
-		h.Set("RateLimit", fmt.Sprintf("%s;r=0;t=%d", name, retry))
+		h.Set("RateLimit", sfItem(name, "r", 0, "t", retry))
 		h.Set("Retry-After", strconv.Itoa(retry))
 		return
 	}
-	h.Set("RateLimit", fmt.Sprintf("%s;r=%d;t=%d", name, max(d.Remaining, 0), ceilSeconds(d.Reset)))
+	h.Set("RateLimit", sfItem(name, "r", max(d.Remaining, 0), "t", ceilSeconds(d.Reset)))
+}
+
+// sfItem writes the structured-field item `name;k1=v1;k2=v2` in one
+// allocation; fmt.Sprintf took six more on every request, these headers
+// being on every answer.
+func sfItem(name, k1 string, v1 int, k2 string, v2 int) string {
+	b := make([]byte, 0, 64)
+	b = append(append(append(b, name...), ';'), k1...)
+	b = strconv.AppendInt(append(b, '='), int64(v1), 10)
+	b = append(append(b, ';'), k2...)
+	b = strconv.AppendInt(append(b, '='), int64(v2), 10)
+	return string(b)
 }
 
 // rateLimited is the 429 answer to a refused request; the caller also sets

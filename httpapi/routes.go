@@ -24,6 +24,9 @@ const (
 	GroupWebhooks    Group = "webhooks"
 	// GroupEvents is the audit trail (/api/events).
 	GroupEvents Group = "events"
+	// GroupWebhookEndpoints is the tenants' outbound webhook endpoints
+	// (/api/webhook-endpoints).
+	GroupWebhookEndpoints Group = "webhook_endpoints"
 	// GroupDocs serves the API's own OpenAPI document.
 	GroupDocs Group = "docs"
 	// GroupOperator is the operator API (/api/operator/…): the platform's
@@ -162,6 +165,29 @@ func (a *API) table() []endpoint {
 			query: listQuery(eventFilters...), handle: with(a.cfg.Events, a.listEvents)},
 		{method: "GET", path: "/api/events/{id}", group: GroupEvents, tenant: true, permission: tenancy.PermEventsRead,
 			handle: with(a.cfg.Events, a.getEvent)},
+
+		// Webhook endpoints (outbound). Creating one and rotating its secret
+		// are not idempotent: a replay would have to keep the secret.
+		{method: "GET", path: "/api/webhook-endpoints", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, query: listQuery(), handle: with(a.cfg.Outbound, a.listWebhookEndpoints)},
+		{method: "POST", path: "/api/webhook-endpoints", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, handle: with(a.cfg.Outbound, a.createWebhookEndpoint)},
+		{method: "GET", path: "/api/webhook-endpoints/{id}", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, handle: with(a.cfg.Outbound, a.getWebhookEndpoint)},
+		{method: "PATCH", path: "/api/webhook-endpoints/{id}", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, handle: with(a.cfg.Outbound, a.updateWebhookEndpoint)},
+		{method: "DELETE", path: "/api/webhook-endpoints/{id}", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, handle: with(a.cfg.Outbound, a.deleteWebhookEndpoint)},
+		{method: "POST", path: "/api/webhook-endpoints/{id}/rotate-secret", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, handle: with(a.cfg.Outbound, a.rotateWebhookSecret)},
+		{method: "POST", path: "/api/webhook-endpoints/{id}/test", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, idempotent: true, handle: with(a.cfg.Outbound, a.testWebhookEndpoint)},
+		{method: "GET", path: "/api/webhook-endpoints/{id}/deliveries", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, query: listQuery(), handle: with(a.cfg.Outbound, a.listWebhookDeliveries)},
+		{method: "POST", path: "/api/webhook-endpoints/{id}/deliveries/{delivery_id}/retry", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, idempotent: true, handle: with(a.cfg.Outbound, a.retryWebhookDelivery)},
+		{method: "POST", path: "/api/webhook-endpoints/deliveries/{delivery_id}/retry", group: GroupWebhookEndpoints, tenant: true,
+			permission: tenancy.PermWebhooksManage, idempotent: true, handle: with(a.cfg.Outbound, a.retryWebhookDelivery)},
 
 		// Catalog
 		{method: "GET", path: "/api/catalog/public", group: GroupCatalog, public: true, handle: a.publicCatalog},

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/outbound"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
@@ -303,6 +304,37 @@ type OperatorPayments interface {
 	// ErrInvalid when the invoice does not take the event.
 	Apply(ctx context.Context, eventID, invoiceID string) (webhook.Record, error)
 	Dismiss(ctx context.Context, eventID, reason string) (webhook.Record, error)
+}
+
+var _ WebhookEndpoints = (*outbound.Service)(nil)
+
+// WebhookEndpoints serves the tenants' outbound webhook endpoints and
+// their deliveries (/api/webhook-endpoints); *outbound.Service implements
+// it. Every method acts for the tenant it is given: another tenant's
+// endpoint or delivery is outbound.ErrNotFound (matching
+// tenancy.ErrNotFound).
+type WebhookEndpoints interface {
+	// CreateEndpoint returns the endpoint and its secret, shown once.
+	// *field.InvalidError ("url", "description", "event_types[i]");
+	// outbound.ErrNotConfigured without a secret key.
+	CreateEndpoint(ctx context.Context, tenantID string, in outbound.CreateEndpointInput) (outbound.Endpoint, string, error)
+	// Endpoints returns a page, newest first.
+	Endpoints(ctx context.Context, tenantID string, limit int, before string) ([]outbound.Endpoint, bool, error)
+	Endpoint(ctx context.Context, tenantID, endpointID string) (outbound.Endpoint, error)
+	// UpdateEndpoint: *field.InvalidError as CreateEndpoint.
+	UpdateEndpoint(ctx context.Context, tenantID, endpointID string, in outbound.UpdateEndpointInput) (outbound.Endpoint, error)
+	DeleteEndpoint(ctx context.Context, tenantID, endpointID string) error
+	// RotateSecret returns the new secret, shown once;
+	// outbound.ErrNotConfigured.
+	RotateSecret(ctx context.Context, tenantID, endpointID string) (outbound.Endpoint, string, error)
+	// SendTest: *outbound.StatusError (a conflict) for a disabled
+	// endpoint.
+	SendTest(ctx context.Context, tenantID, endpointID string) (outbound.Delivery, error)
+	// Deliveries returns a page, newest first, with their attempts.
+	Deliveries(ctx context.Context, tenantID, endpointID string, limit int, before string) ([]outbound.Delivery, bool, error)
+	// Retry: *outbound.StatusError (a conflict naming the current
+	// status) for a pending delivery or a disabled endpoint.
+	Retry(ctx context.Context, tenantID, endpointID, deliveryID string) (outbound.Delivery, error)
 }
 
 var _ EventLog = (*event.Log)(nil)

@@ -132,7 +132,7 @@ func TestAccessMatrixEffective(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
 		owner := []string{"billing:preview", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read",
-			"events:read", "invoices:read", "invoices:write", "members:manage", "notifications:read", "tickets:read", "tickets:write"}
+			"events:read", "invoices:read", "invoices:write", "members:manage", "notifications:read", "tickets:read", "tickets:write", "webhooks:manage"}
 		tests := []struct {
 			name   string
 			bearer string

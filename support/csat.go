@@ -9,6 +9,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -61,7 +62,7 @@ func mayRateAny(r tenancy.Role) bool { return r == tenancy.RoleOwner || r == ten
 // already, also when two ratings race: exactly one wins. An
 // *InvalidError (fields "score", "comment") for bad input, ErrNotFound
 // when the tenant has no such ticket. A rating stays with the ticket if it
-// is reopened later.
+// is reopened later. It records ticket.rated (WithEvents).
 func (s *Service) Rate(ctx context.Context, tenantID, ticketID string, by Rater, in RatingInput) (Satisfaction, error) {
 	for _, m := range []string{catalog.ModuleTickets, catalog.ModuleCSAT} {
 		if err := s.ent.RequireModule(ctx, tenantID, m); err != nil {
@@ -85,24 +86,36 @@ func (s *Service) Rate(ctx context.Context, tenantID, ticketID string, by Rater,
 		return Satisfaction{}, fmt.Errorf("support: rate ticket %q: %w", ticketID, ErrNotFound)
 	}
 	var out Satisfaction
-	_, err := s.store.UpdateTicket(ctx, tenantID, ticketID, func(t *Ticket) error {
-		if t.Requester.ID != by.UserID && !mayRateAny(by.Role) {
-			return ErrForbidden
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		t, err := s.store.UpdateTicket(ctx, tenantID, ticketID, func(t *Ticket) error {
+			return s.rate(t, by, in.Score, comment, &out)
+		})
+		if err != nil {
+			return err
 		}
-		if t.Satisfaction != nil {
-			return statusConflict(t.Status, "ticket is rated already; a ticket takes one rating")
-		}
-		if t.Status != StatusSolved {
-			return statusConflict(t.Status, "only a solved ticket can be rated; this one is %s", t.Status)
-		}
-		now := s.clock()
-		out = Satisfaction{Score: in.Score, Comment: comment, RatedBy: by.UserID, RatedAt: now}
-		t.Satisfaction = &out
-		t.UpdatedAt = now
-		return nil
+		return s.record(ctx, tenantID, event.TicketRated, ticketID, t)
 	})
 	if err != nil {
 		return Satisfaction{}, fmt.Errorf("support: rate ticket %s: %w", ticketID, err)
 	}
 	return out, nil
+}
+
+// rate sets the rating of the locked ticket t into *out, or says why not.
+func (s *Service) rate(t *Ticket, by Rater, score int, comment *string, out *Satisfaction) error {
+	if t.Requester.ID != by.UserID && !mayRateAny(by.Role) {
+		return ErrForbidden
+	}
+	if t.Satisfaction != nil {
+		return statusConflict(t.Status, "ticket is rated already; a ticket takes one rating")
+	}
+	if t.Status != StatusSolved {
+		return statusConflict(t.Status, "only a solved ticket can be rated; this one is %s", t.Status)
+	}
+	now := s.clock()
+	*out = Satisfaction{Score: score, Comment: comment, RatedBy: by.UserID, RatedAt: now}
+	rating := *out
+	t.Satisfaction = &rating
+	t.UpdatedAt = now
+	return nil
 }

@@ -13,7 +13,8 @@ type Events interface {
 
 // WithEvents makes the service record an event for every change of a
 // ticket, in the transaction of the change: ticket.created,
-// ticket.updated (status, priority, tags, assignee) and ticket.commented.
+// ticket.updated (status, priority, tags, assignee), ticket.commented,
+// ticket.rated and ticket.sla_breached (by the scheduler: the system).
 // tenantkit.New always passes one; a Service without it records nothing.
 func WithEvents(e Events) Option { return func(s *Service) { s.events = e } }
 

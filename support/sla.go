@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // Target is the service level a ticket of one priority is promised with
@@ -57,7 +58,8 @@ const slaBatch = 100
 
 // CheckSLA marks every ticket that has missed a service level target by
 // now as breached, tells its tenant with one NotificationSLABreached
-// notification in the same transaction, and returns how many it marked.
+// notification and records ticket.sla_breached (by the system) in the
+// same transaction, and returns how many it marked.
 // A ticket misses a target when it is neither solved nor closed and its
 // first-response due time passed before any agent replied, or its
 // resolution due time passed. Each ticket is marked and notified at most
@@ -126,6 +128,9 @@ func (s *Service) breach(ctx context.Context, ref TicketRef, now time.Time) (boo
 			return err
 		}
 		if _, err := s.notes.Notify(ctx, ref.TenantID, breachNotification(t, now)); err != nil {
+			return err
+		}
+		if err := s.record(ctx, ref.TenantID, event.TicketSLABreached, t.ID, t); err != nil {
 			return err
 		}
 		won = true

@@ -25,14 +25,21 @@ const (
 	eventMemberAdded   = "member.added"
 	eventMemberRole    = "member.role_changed"
 	eventMemberRemoved = "member.removed"
+	eventThreshold     = "entitlement.threshold"
+	eventNoteRead      = "notification.read"
+	eventNotesReadAll  = "notification.read_all"
 )
 
 // WithEvents makes the services record an event for every change, in the
 // transaction of the change: module.toggled, api_key.created (the key
 // without its secret) and api_key.revoked; tenant.created and user.created
 // (a platform event: no tenant); entitlement.limit_set and
-// entitlement.limit_cleared; member.added, member.role_changed and
-// member.removed. tenantkit.New always passes one; services without it
+// entitlement.limit_cleared; entitlement.threshold (a use of a metered
+// feature crossing 80 % or reaching 100 % of its limit, in the use's
+// transaction); member.added, member.role_changed and member.removed;
+// notification.read (one notification's first read) and
+// notification.read_all (a tenant marking its unread notifications
+// read). tenantkit.New always passes one; services without it
 // record nothing.
 func WithEvents(e Events) Option { return func(o *options) { o.events = e } }
 

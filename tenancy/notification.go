@@ -126,14 +126,16 @@ type NotificationStore interface {
 // a notification is read once for the whole tenant (ReadAt), whichever
 // member marked it, and every member sees it read from then on.
 type Notifications struct {
-	store NotificationStore
-	now   func() time.Time
+	store  NotificationStore
+	now    func() time.Time
+	events Events
+	tx     Transactor // set by New; nil: a read and its event are not atomic
 }
 
 // NewNotifications returns Notifications on store.
 func NewNotifications(store NotificationStore, opts ...Option) *Notifications {
 	o := newOptions(opts)
-	return &Notifications{store: store, now: o.now}
+	return &Notifications{store: store, now: o.now, events: o.events}
 }
 
 // Notify creates a notification for the tenant. It runs on the transaction
@@ -231,17 +233,37 @@ func (s *Notifications) List(ctx context.Context, tenantID string, f Notificatio
 }
 
 // MarkRead marks one of the tenant's notifications read and
-// returns it; marking it again keeps the first read time. ErrNotFound when
-// the tenant has no such notification.
+// returns it; marking it again keeps the first read time. The first read
+// records notification.read. ErrNotFound when the tenant has no such
+// notification.
 func (s *Notifications) MarkRead(ctx context.Context, tenantID, notificationID string) (Notification, error) {
 	if !id.Valid(id.Notification, notificationID) {
 		return Notification{}, fmt.Errorf("tenancy: notification %q: %w", notificationID, ErrNotFound)
 	}
-	n, err := s.store.MarkNotificationRead(ctx, tenantID, notificationID, s.now().UTC().Truncate(time.Microsecond))
+	at := s.now().UTC().Truncate(time.Microsecond)
+	var n Notification
+	err := inTx(ctx, s.tx, func(ctx context.Context) error {
+		var err error
+		if n, err = s.store.MarkNotificationRead(ctx, tenantID, notificationID, at); err != nil {
+			return err
+		}
+		if n.ReadAt == nil || !n.ReadAt.Equal(at) {
+			return nil // read before: nothing changed
+		}
+		return record(ctx, s.events, tenantID, eventNoteRead, "notification", n.ID, n)
+	})
 	if err != nil {
 		return Notification{}, fmt.Errorf("tenancy: mark notification %s read: %w", notificationID, err)
 	}
 	return n, nil
+}
+
+// readAll is the data of a notification.read_all event.
+type readAll struct {
+	TenantID string    `json:"tenant_id"`
+	Marked   int64     `json:"marked"`
+	UpTo     string    `json:"up_to,omitempty"`
+	ReadAt   time.Time `json:"read_at"`
 }
 
 // MarkAllRead marks the tenant's unread notifications read and returns
@@ -249,13 +271,23 @@ func (s *Notifications) MarkRead(ctx context.Context, tenantID, notificationID s
 // upTo is set, only upTo and the notifications older than it are marked
 // (ids sort by creation time), so that a client marks what it has shown
 // and not what arrived since. upTo is a position: it need not be one of
-// the tenant's notifications. InvalidError (field "up_to") when upTo is
-// not a notification id.
+// the tenant's notifications. Marking at least one records one
+// notification.read_all event about the tenant. InvalidError (field
+// "up_to") when upTo is not a notification id.
 func (s *Notifications) MarkAllRead(ctx context.Context, tenantID, upTo string) (int64, error) {
 	if upTo != "" && !id.Valid(id.Notification, upTo) {
 		return 0, fmt.Errorf("tenancy: mark notifications of %s read: %w", tenantID, invalid("up_to", "must be a notification id"))
 	}
-	n, err := s.store.MarkNotificationsRead(ctx, tenantID, upTo, s.now().UTC().Truncate(time.Microsecond))
+	at := s.now().UTC().Truncate(time.Microsecond)
+	var n int64
+	err := inTx(ctx, s.tx, func(ctx context.Context) error {
+		var err error
+		if n, err = s.store.MarkNotificationsRead(ctx, tenantID, upTo, at); err != nil || n == 0 {
+			return err
+		}
+		return record(ctx, s.events, tenantID, eventNotesReadAll, "tenant", tenantID,
+			readAll{TenantID: tenantID, Marked: n, UpTo: upTo, ReadAt: at})
+	})
 	if err != nil {
 		return 0, fmt.Errorf("tenancy: mark notifications of %s read: %w", tenantID, err)
 	}

@@ -45,6 +45,9 @@ const (
 	PermMembersManage      Permission = "members:manage"
 	// PermEventsRead reads the tenant's audit trail (GET /api/events).
 	PermEventsRead Permission = "events:read"
+	// PermWebhooksManage manages the tenant's outbound webhook endpoints
+	// and their deliveries (/api/webhook-endpoints).
+	PermWebhooksManage Permission = "webhooks:manage"
 )
 
 // matrix is the access matrix: which role holds which permission. It is
@@ -54,12 +57,12 @@ var matrix = map[Role][]Permission{
 	RoleOwner: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
-		PermBillingPreview, PermNotificationsRead, PermMembersManage, PermEventsRead,
+		PermBillingPreview, PermNotificationsRead, PermMembersManage, PermEventsRead, PermWebhooksManage,
 	},
 	RoleAdmin: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
-		PermBillingPreview, PermNotificationsRead, PermMembersManage, PermEventsRead,
+		PermBillingPreview, PermNotificationsRead, PermMembersManage, PermEventsRead, PermWebhooksManage,
 	},
 	RoleBilling: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
@@ -87,6 +90,9 @@ var permissionScopes = map[Permission]Scope{
 	// The audit trail shows every resource's data, invoices included
 	// (customers, amounts): reading it needs the scope that reads them.
 	PermEventsRead: ScopeCollectionsRead,
+	// A webhook endpoint receives the same events, invoices' data
+	// included: managing one is reading them, so it needs the same scope.
+	PermWebhooksManage: ScopeCollectionsRead,
 }
 
 // Scope returns the credential scope that using p needs, "" when p needs

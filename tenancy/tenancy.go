@@ -129,7 +129,7 @@ func New(st Stores, tx Transactor, cat *catalog.Catalog, opts ...Option) *Servic
 	dir := NewDirectory(st.Directory, cat, opts...)
 	notes := NewNotifications(st.Notifications, opts...)
 	ent := NewEntitlements(st.Entitlements, dir, notes, opts...)
-	dir.tx, ent.tx = tx, tx
+	dir.tx, ent.tx, notes.tx = tx, tx, tx
 	return &Services{
 		Directory:     dir,
 		Members:       NewMembers(st.Members, dir, ent, tx, opts...),

@@ -21,8 +21,9 @@ func thresholdMark(limit, pct int64) int64 {
 	return limit/100*pct + (limit%100*pct+99)/100
 }
 
-// notifyThresholds creates one entitlement.threshold notification for each
-// threshold that the increment from before to after crossed. The
+// notifyThresholds creates one entitlement.threshold notification, and
+// records one entitlement.threshold event (by whoever spent the unit), for
+// each threshold that the increment from before to after crossed. The
 // increments of one counter are serialised by
 // EntitlementStore.ConsumeUsage, so each mark is crossed by exactly one
 // consumer; the notification key also keeps it to one per feature,
@@ -41,7 +42,14 @@ func (s *Entitlements) notifyThresholds(ctx context.Context, tenantID, feature s
 		}
 		n := s.thresholdNotification(feature, pct, limit, after, start, end)
 		n.Key = fmt.Sprintf("%s:%s:%s:%d", NotificationEntitlementThreshold, feature, period, pct)
-		if _, err := s.notes.Notify(ctx, tenantID, n); err != nil && !errors.Is(err, ErrConflict) {
+		_, err := s.notes.Notify(ctx, tenantID, n)
+		switch {
+		case errors.Is(err, ErrConflict):
+			continue // told before in this period: no new crossing
+		case err != nil:
+			return err
+		}
+		if err := record(ctx, s.events, tenantID, eventThreshold, "entitlement", feature, n.Data); err != nil {
 			return err
 		}
 	}

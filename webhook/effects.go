@@ -92,6 +92,12 @@ func (s *Service) apply(ctx context.Context, ev Event) (effect, error) {
 	if err != nil {
 		return eff.unmatchedOr(err)
 	}
+	if ev.Type == TypePaymentFailed {
+		// Payments and refunds record their invoice's events in billing.
+		if err := s.recordFailure(ctx, ev, inv); err != nil {
+			return effect{}, err
+		}
+	}
 	if err := s.notify(ctx, eff.tenantID, ev, inv); err != nil {
 		return effect{}, err
 	}

@@ -41,7 +41,8 @@ import "time"
 const (
 	// TypePaymentSucceeded adds the amount to the invoice's payments.
 	TypePaymentSucceeded = "payment.succeeded"
-	// TypePaymentFailed moves no money; it only tells the tenant.
+	// TypePaymentFailed moves no money and leaves the invoice as it is:
+	// it tells the tenant and records invoice.payment_failed.
 	TypePaymentFailed = "payment.failed"
 	// TypePaymentRefunded adds the amount to the invoice's refunds.
 	TypePaymentRefunded = "payment.refunded"

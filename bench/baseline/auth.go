@@ -11,19 +11,18 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/tenantkit/tenantkit/catalog"
 )
 
 // caller is who a request acts as: the key, its user, and the pinned
-// tenant with the member's role and the tenant's plan.
+// tenant with the member's role; st is the tenant's entitlement state when
+// the route reads it.
 type caller struct {
 	keyID, userID, email, name string
 	tenantID, role             string
-	plan                       catalog.Plan
-	seats                      int
+	st                         *state
 }
 
 // apiError is a problem to answer with.
@@ -41,34 +40,60 @@ func fail(status int, code, detail string) *apiError {
 // The role → permission table of tenancy, for the permissions the bench's
 // endpoints need.
 var rolePerms = map[string][]string{
-	"owner":   {"invoices:read", "invoices:write", "tickets:write", "entitlements:read", "billing:preview"},
-	"admin":   {"invoices:read", "invoices:write", "tickets:write", "entitlements:read", "billing:preview"},
-	"billing": {"invoices:read", "invoices:write", "tickets:write", "entitlements:read", "billing:preview"},
+	"owner":   {"invoices:read", "invoices:write", "tickets:write", "entitlements:read", "billing:preview", "events:read"},
+	"admin":   {"invoices:read", "invoices:write", "tickets:write", "entitlements:read", "billing:preview", "events:read"},
+	"billing": {"invoices:read", "invoices:write", "tickets:write", "entitlements:read", "billing:preview", "events:read"},
 	"support": {"tickets:write", "entitlements:read"},
 	"member":  {"tickets:write", "entitlements:read"},
 }
 
+// reads says what tenant data a route reads with the caller's membership,
+// as tenantkit's route table does: the membership alone, the entitlement
+// state (module and limit checks) or the state with the period's usage
+// and the member count (entitlements, preview).
+type reads int
+
+const (
+	readsMembership reads = iota
+	readsState
+	readsUsage
+)
+
+// Tenantkit's statements, as its stores send them (bench/fairness.go
+// checks that they stay the same).
+const (
+	sqlAPIKey = `SELECT k.*, u.email AS user_email, u.name AS user_name, u.created_at AS user_created_at FROM api_keys AS k JOIN users AS u ON u.id = k.user_id WHERE (k.secret_hash = $1)`
+
+	sqlMembership = `SELECT "membership_row"."tenant_id", "membership_row"."user_id", "membership_row"."role", "membership_row"."created_at" FROM "memberships" AS "membership_row" WHERE (tenant_id = $1) AND (user_id = $2)`
+
+	sqlStateParts = `(SELECT 'tenant' AS kind, plan_id AS name, seats AS num FROM tenants WHERE (id = $1)) UNION ALL (SELECT 'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END FROM module_toggles WHERE (tenant_id = $1)) UNION ALL (SELECT 'add_on', module, NULL FROM contract_add_ons WHERE (tenant_id = $1)) UNION ALL (SELECT 'limit', feature, lim FROM limit_overrides WHERE (tenant_id = $1))`
+
+	sqlState = sqlStateParts + ` UNION ALL (SELECT 'member', role, NULL FROM memberships WHERE (tenant_id = $1) AND (user_id = $2))`
+
+	sqlStateUsage = sqlStateParts + ` UNION ALL (SELECT 'usage', feature, used FROM usage_counters WHERE (tenant_id = $1) AND (period = $2)) UNION ALL (SELECT 'members', '', count(*) FROM memberships WHERE (tenant_id = $1)) UNION ALL (SELECT 'member', role, NULL FROM memberships WHERE (tenant_id = $1) AND (user_id = $3))`
+)
+
 // authenticate finds the API key by the hash of its secret (with its
-// user), checks the scope, resolves the pinned tenant's membership (with
-// the tenant's plan) and checks the role's permission: two queries.
-func (s *server) authenticate(r *http.Request, scope, perm string) (caller, error) {
+// user), checks the scope, reads the pinned tenant's membership — alone or
+// with the entitlement state, as what says — and checks the role's
+// permission: two queries.
+func (s *server) authenticate(r *http.Request, scope, perm string, what reads) (caller, error) {
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(token, "tk_") || len(token) > 128 {
 		return caller{}, fail(http.StatusUnauthorized, "unauthenticated", "authentication required")
 	}
 	sum := sha256.Sum256([]byte(token))
 	var (
-		c       caller
-		scopes  string
-		pinned  *string
-		revoked bool
+		c                    caller
+		keyName, scopes      string
+		prefix, hash         string
+		pinned               *string
+		created, userCreated time.Time
+		revoked              *time.Time
 	)
-	err := s.db.QueryRow(r.Context(),
-		`SELECT k.id, k.scopes, k.tenant_id, k.revoked_at IS NOT NULL, u.id, u.email, u.name
-		   FROM api_keys k JOIN users u ON u.id = k.user_id
-		  WHERE k.secret_hash = $1`, hex.EncodeToString(sum[:])).
-		Scan(&c.keyID, &scopes, &pinned, &revoked, &c.userID, &c.email, &c.name)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && revoked) {
+	err := s.db.QueryRow(r.Context(), sqlAPIKey, hex.EncodeToString(sum[:])).
+		Scan(&c.keyID, &c.userID, &keyName, &scopes, &pinned, &prefix, &hash, &created, &revoked, &c.email, &c.name, &userCreated)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && revoked != nil) {
 		return caller{}, fail(http.StatusUnauthorized, "unauthenticated", "the credential is invalid, expired or revoked")
 	}
 	if err != nil {
@@ -80,20 +105,28 @@ func (s *server) authenticate(r *http.Request, scope, perm string) (caller, erro
 	if pinned == nil {
 		return caller{}, fail(http.StatusConflict, "tenant_not_selected", "the baseline serves only keys pinned to a tenant")
 	}
-	var planID string
-	err = s.db.QueryRow(r.Context(),
-		`SELECT m.role, t.plan_id, t.seats FROM memberships m JOIN tenants t ON t.id = m.tenant_id
-		  WHERE m.tenant_id = $1 AND m.user_id = $2`, *pinned, c.userID).Scan(&c.role, &planID, &c.seats)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return caller{}, fail(http.StatusForbidden, "forbidden", "not a member of the key's tenant")
+	c.tenantID = *pinned
+	switch what {
+	case readsMembership:
+		var tid, uid string
+		var since time.Time
+		err = s.db.QueryRow(r.Context(), sqlMembership, c.tenantID, c.userID).Scan(&tid, &uid, &c.role, &since)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return caller{}, fail(http.StatusForbidden, "forbidden", "not a member of the key's tenant")
+		}
+	case readsState:
+		c.st, err = s.readState(r.Context(), sqlState, c.tenantID, c.userID)
+	case readsUsage:
+		per, _, _ := period(time.Now())
+		c.st, err = s.readState(r.Context(), sqlStateUsage, c.tenantID, per, c.userID)
 	}
 	if err != nil {
 		return caller{}, err
 	}
-	c.tenantID = *pinned
-	var ok bool
-	if c.plan, ok = s.plans[planID]; !ok {
-		return caller{}, fmt.Errorf("tenant %s is on unknown plan %q", c.tenantID, planID)
+	if c.st != nil {
+		if c.role = c.st.role; c.role == "" {
+			return caller{}, fail(http.StatusForbidden, "forbidden", "not a member of the key's tenant")
+		}
 	}
 	if perm != "" && !slices.Contains(rolePerms[c.role], perm) {
 		return caller{}, fail(http.StatusForbidden, "forbidden", "your role lacks the permission "+perm)

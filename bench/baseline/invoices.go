@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/mail"
 	"strconv"
@@ -98,14 +99,61 @@ func listParams(r *http.Request) (int, string, error) {
 	return limit, before, nil
 }
 
-const invoiceColumns = `tenant_id, id, number, status, customer_name, customer_email, currency, line_items,
-	subtotal, tax, total, amount_paid, amount_due, received, refunded, due_date, memo, metadata,
-	created_at, finalized_at, paid_at`
+// invoiceColumns are the invoice row's columns as billing's store selects
+// them, and invoiceInsert its insert.
+const (
+	invoiceColumns = `"invoice_row"."tenant_id", "invoice_row"."id", "invoice_row"."number", "invoice_row"."status", "invoice_row"."customer_name", "invoice_row"."customer_email", "invoice_row"."currency", "invoice_row"."line_items", "invoice_row"."subtotal", "invoice_row"."tax", "invoice_row"."total", "invoice_row"."amount_paid", "invoice_row"."amount_due", "invoice_row"."received", "invoice_row"."refunded", "invoice_row"."due_date", "invoice_row"."memo", "invoice_row"."metadata", "invoice_row"."created_at", "invoice_row"."finalized_at", "invoice_row"."paid_at", "invoice_row"."overdue", "invoice_row"."uncollectible_reason"`
+	invoiceInsert  = `INSERT INTO invoices (tenant_id, id, number, status, customer_name, customer_email, currency,
+		 line_items, subtotal, tax, total, amount_paid, amount_due, received, refunded,
+		 due_date, memo, metadata, created_at, finalized_at, paid_at, overdue, uncollectible_reason)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`
+)
+
+// scanInvoice reads an invoice row (invoiceColumns) and decodes its line
+// items and metadata.
+func scanInvoice(row pgx.Row) (storedInvoice, error) {
+	var inv storedInvoice
+	if err := row.Scan(&inv.invoiceTenant, &inv.ID, &inv.number, &inv.Status, &inv.Customer.Name, &inv.Customer.Email,
+		&inv.Currency, &inv.lines, &inv.Subtotal, &inv.Tax, &inv.Total, &inv.AmountPaid, &inv.AmountDue,
+		&inv.received, &inv.refunded, &inv.dueDate, &inv.Memo, &inv.meta, &inv.CreatedAt, &inv.FinalizedAt, &inv.PaidAt,
+		&inv.overdue, &inv.uncollectible); err != nil {
+		return inv, err
+	}
+	if err := json.Unmarshal([]byte(inv.lines), &inv.LineItems); err != nil {
+		return inv, err
+	}
+	inv.Metadata = map[string]string{}
+	if err := json.Unmarshal([]byte(inv.meta), &inv.Metadata); err != nil {
+		return inv, err
+	}
+	if inv.number != nil {
+		inv.Number = *inv.number
+	}
+	if inv.dueDate != nil {
+		inv.DueDate = *inv.dueDate
+	}
+	inv.CreatedAt = inv.CreatedAt.UTC()
+	return inv, nil
+}
+
+// writePage answers a list: the page's first limit items, and a cursor
+// after the last when there is one more.
+func writePage[T any](w http.ResponseWriter, page []T, limit int, id func(T) string) {
+	resp := listResponse[T]{Data: page}
+	if len(page) > limit {
+		resp.Data, resp.HasMore = page[:limit], true
+		next := encodeCursor(id(page[limit-1]))
+		resp.NextCursor = &next
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
 
 // listInvoices answers GET /api/v1/collections/invoices with billing's
-// keyset query: tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT n+1.
+// keyset query: tenant_id = $1 [AND id < $2] ORDER BY id DESC, its LIMIT
+// written in as Bun writes it (one statement per page size, planned for
+// the size; a bound LIMIT would let Postgres pick a generic plan).
 func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) {
-	c, err := s.authenticate(r, "collections:read", "invoices:read")
+	c, err := s.authenticate(r, "collections:read", "invoices:read", readsMembership)
 	if err != nil {
 		respondError(w, err)
 		return
@@ -115,65 +163,44 @@ func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) {
 		respondError(w, err)
 		return
 	}
-	var rows pgx.Rows
-	if before == "" {
-		rows, err = s.db.Query(r.Context(), `SELECT `+invoiceColumns+` FROM invoices
-			WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2`, c.tenantID, limit+1)
-	} else {
-		rows, err = s.db.Query(r.Context(), `SELECT `+invoiceColumns+` FROM invoices
-			WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, c.tenantID, before, limit+1)
+	sql, args := `SELECT `+invoiceColumns+` FROM "invoices" AS "invoice_row" WHERE (tenant_id = $1)`, []any{c.tenantID}
+	if before != "" {
+		sql, args = sql+` AND (id < $2)`, append(args, before)
+	}
+	sql += ` ORDER BY id DESC LIMIT ` + strconv.Itoa(limit+1)
+	page := make([]invoice, 0, limit+1)
+	if err := collect(r.Context(), s.db, sql, args, func(rows pgx.Rows) error {
+		inv, err := scanInvoice(rows)
+		page = append(page, inv.invoice)
+		return err
+	}); err != nil {
+		respondError(w, err)
+		return
+	}
+	writePage(w, page, limit, func(inv invoice) string { return inv.ID })
+}
+
+// getInvoice answers GET /api/v1/collections/invoices/{id}.
+func (s *server) getInvoice(w http.ResponseWriter, r *http.Request) {
+	c, err := s.authenticate(r, "collections:read", "invoices:read", readsMembership)
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	id, err := invoiceID(r)
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	inv, err := scanInvoice(s.db.QueryRow(r.Context(), sqlGetInvoice, c.tenantID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = fail(http.StatusNotFound, "not_found", "invoice not found")
 	}
 	if err != nil {
 		respondError(w, err)
 		return
 	}
-	page := make([]invoice, 0, limit+1)
-	for rows.Next() {
-		var (
-			inv                   invoice
-			tenantID, lines, meta string
-			received, refunded    int64
-			number, dueDate       *string
-		)
-		if err := rows.Scan(&tenantID, &inv.ID, &number, &inv.Status, &inv.Customer.Name, &inv.Customer.Email,
-			&inv.Currency, &lines, &inv.Subtotal, &inv.Tax, &inv.Total, &inv.AmountPaid, &inv.AmountDue,
-			&received, &refunded, &dueDate, &inv.Memo, &meta, &inv.CreatedAt, &inv.FinalizedAt, &inv.PaidAt); err != nil {
-			rows.Close()
-			respondError(w, err)
-			return
-		}
-		if err := json.Unmarshal([]byte(lines), &inv.LineItems); err != nil {
-			rows.Close()
-			respondError(w, err)
-			return
-		}
-		inv.Metadata = map[string]string{}
-		if err := json.Unmarshal([]byte(meta), &inv.Metadata); err != nil {
-			rows.Close()
-			respondError(w, err)
-			return
-		}
-		if dueDate != nil {
-			inv.DueDate = *dueDate
-		}
-		if number != nil {
-			inv.Number = *number
-		}
-		inv.CreatedAt = inv.CreatedAt.UTC()
-		page = append(page, inv)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		respondError(w, err)
-		return
-	}
-	resp := listResponse[invoice]{Data: page}
-	if len(page) > limit {
-		resp.Data, resp.HasMore = page[:limit], true
-		next := encodeCursor(page[limit-1].ID)
-		resp.NextCursor = &next
-	}
-	writeJSON(w, http.StatusOK, resp)
+	writeJSON(w, http.StatusOK, inv.invoice)
 }
 
 // createInvoiceInput is the body of POST /api/v1/collections/invoices.
@@ -266,16 +293,16 @@ func (in createInvoiceInput) validate() (invoice, error) {
 
 // createInvoice answers POST /api/v1/collections/invoices: validate, then
 // one transaction that spends a unit of the monthly limit, takes the next
-// number and inserts.
+// number, inserts and records the event.
 func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) {
-	c, err := s.authenticate(r, "collections:write", "invoices:write")
+	c, err := s.authenticate(r, "collections:write", "invoices:write", readsState)
 	if err != nil {
 		respondError(w, err)
 		return
 	}
 	ctx := r.Context()
-	if on, err := s.moduleOn(ctx, c, catalog.ModuleInvoices); err != nil || !on {
-		respondError(w, orDisabled(err))
+	if !s.moduleOn(c.st, catalog.ModuleInvoices) {
+		respondError(w, errDisabled)
 		return
 	}
 	var in createInvoiceInput
@@ -307,12 +334,13 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) {
 			}
 			inv.Number, number = n, &n
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO invoices (`+invoiceColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 0, 0, $14, $15, $16, $17, $18, $19)`,
+		if _, err := tx.Exec(ctx, invoiceInsert,
 			c.tenantID, inv.ID, number, inv.Status, inv.Customer.Name, inv.Customer.Email, inv.Currency,
-			string(lines), inv.Subtotal, inv.Tax, inv.Total, inv.AmountPaid, inv.AmountDue, dueDate, inv.Memo,
-			string(meta), inv.CreatedAt, inv.FinalizedAt, inv.PaidAt)
-		return err
+			string(lines), inv.Subtotal, inv.Tax, inv.Total, inv.AmountPaid, inv.AmountDue, 0, 0, dueDate, inv.Memo,
+			string(meta), inv.CreatedAt, inv.FinalizedAt, inv.PaidAt, false, ""); err != nil {
+			return err
+		}
+		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, "invoice.created", "invoice", inv.ID, inv)
 	})
 	if err != nil {
 		respondError(w, err)
@@ -322,10 +350,5 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, inv)
 }
 
-// orDisabled is err, or module_disabled when there is none.
-func orDisabled(err error) error {
-	if err != nil {
-		return err
-	}
-	return fail(http.StatusForbidden, "module_disabled", "the module is disabled for this tenant")
-}
+// errDisabled answers a request to a module that is off.
+var errDisabled = fail(http.StatusForbidden, "module_disabled", "the module is disabled for this tenant")

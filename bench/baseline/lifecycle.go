@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -23,14 +22,26 @@ type storedInvoice struct {
 	dueDate            *string
 	lines, meta        string
 	received, refunded int64
+	overdue            bool
+	uncollectible      string
+	invoiceTenant      string
 }
+
+// Billing's statements of an invoice's change.
+const (
+	sqlGetInvoice      = `SELECT ` + invoiceColumns + ` FROM "invoices" AS "invoice_row" WHERE (tenant_id = $1) AND (id = $2)`
+	sqlLockInvoice     = sqlGetInvoice + ` FOR UPDATE`
+	sqlLockInvoiceByID = `SELECT ` + invoiceColumns + ` FROM "invoices" AS "invoice_row" WHERE (id = $1) LIMIT 1 FOR UPDATE`
+	sqlNextNumber      = `INSERT INTO "invoice_sequences" (tenant_id, last_number) VALUES ($1, 1) ON CONFLICT (tenant_id) DO UPDATE SET last_number = "invoice_sequences".last_number + 1 RETURNING last_number`
+	sqlFinalizeInvoice = `UPDATE "invoices" AS "invoice_row" SET number = $2, status = $3, customer_name = $4, customer_email = $5, line_items = $6, subtotal = $7, tax = $8, total = $9, amount_paid = $10, amount_due = $11, received = $12, refunded = $13, due_date = $14, memo = $15, metadata = $16, finalized_at = $17, paid_at = $18 WHERE (tenant_id = $1) AND (id = $19)`
+	sqlSettleInvoice   = `UPDATE "invoices" AS "invoice_row" SET status = $2, amount_paid = $3, amount_due = $4, received = $5, refunded = $6, finalized_at = $7, paid_at = $8, overdue = $9, uncollectible_reason = $10 WHERE (tenant_id = $1) AND (id = $11)`
+	sqlInsertPayment   = `INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source, method, reference, event_id, received_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+)
 
 // nextNumber advances the tenant's invoice counter, as billing does.
 func nextNumber(ctx context.Context, tx pgx.Tx, tenantID string) (string, error) {
 	var n int64
-	if err := tx.QueryRow(ctx, `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1)
-		ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
-		RETURNING last_number`, tenantID).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, sqlNextNumber, tenantID).Scan(&n); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("INV-%06d", n), nil
@@ -39,35 +50,11 @@ func nextNumber(ctx context.Context, tx pgx.Tx, tenantID string) (string, error)
 // lockInvoice reads the tenant's invoice and locks it until tx ends
 // (billing's InvoiceForUpdate).
 func lockInvoice(ctx context.Context, tx pgx.Tx, tenantID, id string) (storedInvoice, error) {
-	var (
-		inv      storedInvoice
-		tenantOf string
-	)
-	err := tx.QueryRow(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenantID, id).
-		Scan(&tenantOf, &inv.ID, &inv.number, &inv.Status, &inv.Customer.Name, &inv.Customer.Email,
-			&inv.Currency, &inv.lines, &inv.Subtotal, &inv.Tax, &inv.Total, &inv.AmountPaid, &inv.AmountDue,
-			&inv.received, &inv.refunded, &inv.dueDate, &inv.Memo, &inv.meta, &inv.CreatedAt, &inv.FinalizedAt, &inv.PaidAt)
+	inv, err := scanInvoice(tx.QueryRow(ctx, sqlLockInvoice, tenantID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return inv, fail(http.StatusNotFound, "not_found", "invoice not found")
 	}
-	if err != nil {
-		return inv, err
-	}
-	if err := json.Unmarshal([]byte(inv.lines), &inv.LineItems); err != nil {
-		return inv, err
-	}
-	inv.Metadata = map[string]string{}
-	if err := json.Unmarshal([]byte(inv.meta), &inv.Metadata); err != nil {
-		return inv, err
-	}
-	if inv.number != nil {
-		inv.Number = *inv.number
-	}
-	if inv.dueDate != nil {
-		inv.DueDate = *inv.dueDate
-	}
-	inv.CreatedAt = inv.CreatedAt.UTC()
-	return inv, nil
+	return inv, err
 }
 
 // settle recomputes the sums and moves open ↔ paid, as billing does.
@@ -92,14 +79,14 @@ func invoiceID(r *http.Request) (string, error) {
 // as billing does, in one transaction: lock the draft, take the next
 // number, open it, and write every column a draft's change may touch.
 func (s *server) finalizeInvoice(w http.ResponseWriter, r *http.Request) {
-	c, err := s.authenticate(r, "collections:write", "invoices:write")
+	c, err := s.authenticate(r, "collections:write", "invoices:write", readsState)
 	if err != nil {
 		respondError(w, err)
 		return
 	}
 	ctx := r.Context()
-	if on, err := s.moduleOn(ctx, c, catalog.ModuleInvoices); err != nil || !on {
-		respondError(w, orDisabled(err))
+	if !s.moduleOn(c.st, catalog.ModuleInvoices) {
+		respondError(w, errDisabled)
 		return
 	}
 	id, err := invoiceID(r)
@@ -125,14 +112,13 @@ func (s *server) finalizeInvoice(w http.ResponseWriter, r *http.Request) {
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		inv.Status, inv.FinalizedAt = "open", &now
 		inv.settle(now)
-		_, err := tx.Exec(ctx, `UPDATE invoices SET number = $3, status = $4, customer_name = $5, customer_email = $6,
-			line_items = $7, subtotal = $8, tax = $9, total = $10, amount_paid = $11, amount_due = $12, received = $13,
-			refunded = $14, due_date = $15, memo = $16, metadata = $17, finalized_at = $18, paid_at = $19
-			WHERE tenant_id = $1 AND id = $2`,
-			c.tenantID, id, inv.number, inv.Status, inv.Customer.Name, inv.Customer.Email, inv.lines, inv.Subtotal,
+		if _, err := tx.Exec(ctx, sqlFinalizeInvoice,
+			c.tenantID, inv.number, inv.Status, inv.Customer.Name, inv.Customer.Email, inv.lines, inv.Subtotal,
 			inv.Tax, inv.Total, inv.AmountPaid, inv.AmountDue, inv.received, inv.refunded, inv.dueDate, inv.Memo, inv.meta,
-			inv.FinalizedAt, inv.PaidAt)
-		return err
+			inv.FinalizedAt, inv.PaidAt, id); err != nil {
+			return err
+		}
+		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, "invoice.finalized", "invoice", id, inv.invoice)
 	})
 	if err != nil {
 		respondError(w, err)
@@ -160,14 +146,14 @@ type payment struct {
 // add the payment to its sums (no more than is due), write the invoice's
 // money columns and the ledger entry.
 func (s *server) recordPayment(w http.ResponseWriter, r *http.Request) {
-	c, err := s.authenticate(r, "collections:write", "invoices:write")
+	c, err := s.authenticate(r, "collections:write", "invoices:write", readsState)
 	if err != nil {
 		respondError(w, err)
 		return
 	}
 	ctx := r.Context()
-	if on, err := s.moduleOn(ctx, c, catalog.ModuleInvoices); err != nil || !on {
-		respondError(w, orDisabled(err))
+	if !s.moduleOn(c.st, catalog.ModuleInvoices) {
+		respondError(w, errDisabled)
 		return
 	}
 	id, err := invoiceID(r)
@@ -224,17 +210,20 @@ func (s *server) recordPayment(w http.ResponseWriter, r *http.Request) {
 		}
 		inv.received += in.Amount
 		inv.settle(now)
-		if _, err := tx.Exec(ctx, `UPDATE invoices SET status = $3, amount_paid = $4, amount_due = $5, received = $6,
-			refunded = $7, finalized_at = $8, paid_at = $9 WHERE tenant_id = $1 AND id = $2`,
-			c.tenantID, id, inv.Status, inv.AmountPaid, inv.AmountDue, inv.received, inv.refunded, inv.FinalizedAt, inv.PaidAt); err != nil {
+		if _, err := tx.Exec(ctx, sqlSettleInvoice, c.tenantID, inv.Status, inv.AmountPaid, inv.AmountDue,
+			inv.received, inv.refunded, inv.FinalizedAt, inv.PaidAt, inv.overdue, inv.uncollectible, id); err != nil {
 			return err
 		}
 		p.Currency = inv.Currency
-		_, err = tx.Exec(ctx, `INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source,
-			method, reference, event_id, received_at, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', $10, $11)`,
-			c.tenantID, p.ID, id, p.Kind, p.Amount, p.Currency, p.Source, p.Method, p.Reference, p.ReceivedAt, p.CreatedAt)
-		return err
+		if _, err := tx.Exec(ctx, sqlInsertPayment, c.tenantID, p.ID, id, p.Kind, p.Amount, p.Currency, p.Source,
+			p.Method, p.Reference, "", p.ReceivedAt, p.CreatedAt); err != nil {
+			return err
+		}
+		typ := "invoice.payment_recorded"
+		if inv.Status == "paid" {
+			typ = "invoice.paid"
+		}
+		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, typ, "invoice", id, inv.invoice)
 	})
 	if err != nil {
 		respondError(w, err)

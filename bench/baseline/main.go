@@ -1,17 +1,23 @@
 // Command baseline is the yardstick of tenantkit's benchmarks: the smallest
-// honest server that does, per request, the same logical work as
-// tenantkit's reference server on the same Postgres schema — plain
-// net/http, pgx (pgxpool) and hand-written SQL with bound parameters.
+// honest server that does, per request, exactly tenantkit's database work
+// on the same Postgres schema — plain net/http, pgx (pgxpool) and the very
+// statements tenantkit's stores send, by the same protocol (bench's
+// fairness check compares them per endpoint and stops the run when they
+// differ: bench/fairness.go).
 //
 // Per request it authenticates the API key by the SHA-256 of its secret
-// (joined to its user), resolves the key's pinned tenant membership (joined
-// to the tenant's plan and seats), checks scope, role, module and limit,
-// runs the same statements as tenantkit's Bun stores for the work itself
-// (keyset list; usage counter UPDATE … RETURNING, sequence upsert and INSERT
-// in one transaction) and encodes the same JSON shapes. It has no router
-// library, no middleware chain, no access log, no rate limiter and no
-// idempotency store: the ratio of tenantkit's numbers to these is the cost
-// of all of that.
+// (joined to its user), reads the pinned tenant's membership — with the
+// tenant's entitlement state in one UNION ALL query where the route checks
+// a module or a limit — checks scope and role, runs the work in one
+// transaction where tenantkit does (writing the event log's row in it) and
+// encodes the same JSON shapes. It has no router library, no middleware
+// chain, no access log, no rate limiter and no idempotency store: the ratio
+// of tenantkit's numbers to these is the cost of all of that and of Bun and
+// database/sql.
+//
+// --events=false leaves the event log out (no event insert, no dispatch
+// SELECT): only the bench's event log cost measurement starts it so, to
+// compare it with itself; it is never compared with tenantkit.
 //
 // Only API keys pinned to a tenant are supported; that is what the bench
 // seeds. bench (the harness) builds and starts it; it is not meant for
@@ -52,6 +58,7 @@ func run(ctx context.Context, args []string) error {
 	dbURL := fs.String("database-url", "", "postgres://… of a migrated tenantkit database")
 	secret := fs.String("webhook-secret", "", "Standard Webhooks secret whsec_… of the payment webhook")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this address (profiling runs)")
+	events := fs.Bool("events", true, "write the event log's row (and run its dispatch SELECT) in every mutation; false only for the bench's event log cost measurement, never for a comparison with tenantkit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -72,7 +79,7 @@ func run(ctx context.Context, args []string) error {
 	if err := pool.Ping(ctx); err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
-	s := &server{db: pool, cat: catalog.Default(), plans: map[string]catalog.Plan{}}
+	s := &server{db: pool, cat: catalog.Default(), plans: map[string]catalog.Plan{}, noEvents: !*events}
 	for _, p := range s.cat.Plans {
 		s.plans[p.ID], _ = s.cat.Plan(p.ID)
 	}
@@ -80,9 +87,6 @@ func run(ctx context.Context, args []string) error {
 		if s.webhookKey, err = decodeWebhookSecret(*secret); err != nil {
 			return err
 		}
-	}
-	if err := s.migrate(ctx); err != nil {
-		return err
 	}
 
 	if *pprofAddr != "" {
@@ -115,6 +119,8 @@ type server struct {
 	cat        *catalog.Catalog
 	plans      map[string]catalog.Plan
 	webhookKey []byte
+	// noEvents skips the event log (--events=false): see recordEvent.
+	noEvents bool
 }
 
 // routes maps the endpoints the bench drives, on the same paths as
@@ -130,6 +136,9 @@ func (s *server) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /api/v1/collections/invoices", s.listInvoices)
 	mux.HandleFunc("POST /api/v1/collections/invoices", s.createInvoice)
+	mux.HandleFunc("GET /api/v1/collections/invoices/{id}", s.getInvoice)
+	mux.HandleFunc("POST /api/tickets/{id}/comments", s.commentOnTicket)
+	mux.HandleFunc("GET /api/events", s.listEvents)
 	mux.HandleFunc("POST /api/tickets", s.createTicket)
 	mux.HandleFunc("GET /api/tenant/entitlements/limit", s.entitlements)
 	mux.HandleFunc("POST /api/invoices/preview", s.previewInvoice)
@@ -137,15 +146,4 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/collections/invoices/{id}/payments", s.recordPayment)
 	mux.HandleFunc("POST /api/webhooks/payment-provider", s.paymentWebhook)
 	return mux
-}
-
-// migrate creates the baseline's own inbox of webhook events, shaped like
-// tenantkit's webhook_events but its own, so that the baseline does not
-// depend on the webhook package's schema staying as it is.
-func (s *server) migrate(ctx context.Context) error {
-	_, err := s.db.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_baseline_webhook_events (
-		id TEXT PRIMARY KEY, type TEXT NOT NULL, payload TEXT NOT NULL, outcome TEXT NOT NULL,
-		reason TEXT NOT NULL DEFAULT '', tenant_id TEXT, invoice_id TEXT,
-		received_at TIMESTAMPTZ NOT NULL, processed_at TIMESTAMPTZ)`)
-	return err
 }

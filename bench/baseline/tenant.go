@@ -33,89 +33,123 @@ func period(now time.Time) (key string, start, end time.Time) {
 	return start.Format("2006-01"), start, start.AddDate(0, 1, 0)
 }
 
-// moduleOn tells whether a module is on for the caller's tenant: the
-// tenant's switch when the plan lets it switch the module (one query),
-// else its default: included in the plan (no query), or a contracted
-// add-on the plan sells (one query).
-func (s *server) moduleOn(ctx context.Context, c caller, module string) (bool, error) {
-	if s.cat.Toggleable(c.plan, module) {
-		var on bool
-		err := s.db.QueryRow(ctx, `SELECT enabled FROM module_toggles WHERE tenant_id = $1 AND module = $2`,
-			c.tenantID, module).Scan(&on)
-		if err == nil || !errors.Is(err, pgx.ErrNoRows) {
-			return on, err
+// state is a tenant's entitlement state as tenantkit reads it in one
+// UNION ALL query: plan and seats, module switches, contracted add-ons,
+// limit overrides, the member's role and, when asked, the period's usage
+// and the member count.
+type state struct {
+	plan      catalog.Plan
+	seats     int
+	toggles   map[string]bool
+	addOns    map[string]bool
+	overrides map[string]*int64 // nil: unlimited
+	usage     map[string]int64
+	members   int64
+	role      string
+}
+
+// readState runs one of the state queries (sqlState, sqlStateUsage).
+func (s *server) readState(ctx context.Context, sql string, args ...any) (*state, error) {
+	st := &state{toggles: map[string]bool{}, addOns: map[string]bool{}, overrides: map[string]*int64{}, usage: map[string]int64{}}
+	planID := ""
+	err := collect(ctx, s.db, sql, args, func(rows pgx.Rows) error {
+		var (
+			kind, name string
+			num        *int64
+		)
+		if err := rows.Scan(&kind, &name, &num); err != nil {
+			return err
 		}
+		n := int64(0)
+		if num != nil {
+			n = *num
+		}
+		switch kind {
+		case "tenant":
+			planID, st.seats = name, int(n)
+		case "toggle":
+			st.toggles[name] = n == 1
+		case "add_on":
+			st.addOns[name] = true
+		case "limit":
+			st.overrides[name] = num
+		case "usage":
+			st.usage[name] = n
+		case "members":
+			st.members = n
+		case "member":
+			st.role = name
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if c.plan.Includes(module) {
-		return true, nil
+	var ok bool
+	if st.plan, ok = s.plans[planID]; !ok {
+		return nil, fmt.Errorf("tenant is on unknown plan %q", planID)
 	}
-	if _, sold := c.plan.AddOn(module); !sold {
-		return false, nil
-	}
-	var n int
-	err := s.db.QueryRow(ctx, `SELECT count(*) FROM contract_add_ons WHERE tenant_id = $1 AND module = $2`,
-		c.tenantID, module).Scan(&n)
-	return n > 0, err
+	return st, nil
 }
 
-// limitOf returns the tenant's limit of feature, -1 for unlimited: its
+// moduleOn tells whether a module is on for the tenant: its switch when
+// the plan lets it switch the module, else included in the plan, or a
+// contracted add-on the plan sells.
+func (s *server) moduleOn(st *state, module string) bool {
+	if on, ok := st.toggles[module]; ok && s.cat.Toggleable(st.plan, module) {
+		return on
+	}
+	if st.plan.Includes(module) {
+		return true
+	}
+	_, sold := st.plan.AddOn(module)
+	return sold && st.addOns[module]
+}
+
+// limitOf is the tenant's limit of feature, -1 for unlimited: its
 // override, else its plan's (seats: its contract's seats).
-func limitOf(ctx context.Context, q querier, c caller, feature string) (int64, error) {
-	var lim *int64
-	err := q.QueryRow(ctx, `SELECT lim FROM limit_overrides WHERE tenant_id = $1 AND feature = $2`,
-		c.tenantID, feature).Scan(&lim)
-	switch {
-	case err == nil && lim == nil:
-		return -1, nil
-	case err == nil:
-		return *lim, nil
-	case !errors.Is(err, pgx.ErrNoRows):
-		return 0, err
-	}
-	return planLimit(c, feature, nil), nil
-}
-
-// planLimit is the limit of feature from the overrides map, else the plan.
-func planLimit(c caller, feature string, overrides map[string]*int64) int64 {
-	if l, ok := overrides[feature]; ok {
+func limitOf(st *state, feature string) int64 {
+	if l, ok := st.overrides[feature]; ok {
 		if l == nil {
 			return -1
 		}
 		return *l
 	}
 	if feature == catalog.FeatureSeats {
-		return int64(c.seats)
+		return int64(st.seats)
 	}
-	l, unlimited, _ := c.plan.Limit(feature)
+	l, unlimited, _ := st.plan.Limit(feature)
 	if unlimited {
 		return -1
 	}
 	return l
 }
 
+// Tenantkit's usage counter statements (a finite limit guards the
+// increment) and its notification insert.
+const (
+	sqlConsume = `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used RETURNING used`
+	sqlConsumeLimited = `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used WHERE usage_counters.used + excluded.used <= $5 RETURNING used`
+	sqlNotification = `INSERT INTO "notifications" AS "notification_row" ("tenant_id", "id", "type", "title", "body", "data", "dedupe_key", "created_at", "read_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING "tenant_id", "id", "type", "title", "body", "data", "dedupe_key", "created_at", "read_at"`
+)
+
 // consume spends one unit of a metered feature in tx, as tenancy's
-// ConsumeUsage does: seed the counter, then one conditional UPDATE …
-// RETURNING; crossing 80 % or 100 % of a finite limit inserts a
-// notification (deduplicated per period).
+// ConsumeUsage does: one upsert, guarded by the limit when there is one;
+// crossing 80 % or 100 % of a finite limit inserts a notification
+// (deduplicated per period).
 func consume(ctx context.Context, tx pgx.Tx, c caller, feature string) error {
-	limit, err := limitOf(ctx, tx, c, feature)
-	if err != nil {
-		return err
-	}
+	limit := limitOf(c.st, feature)
 	per, _, _ := period(time.Now())
-	if _, err := tx.Exec(ctx, `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES ($1, $2, $3, 0)
-		ON CONFLICT DO NOTHING`, c.tenantID, feature, per); err != nil {
-		return err
-	}
-	var used int64
+	var (
+		used int64
+		err  error
+	)
 	if limit >= 0 {
-		err = tx.QueryRow(ctx, `UPDATE usage_counters SET used = used + 1
-			WHERE tenant_id = $1 AND feature = $2 AND period = $3 AND used + 1 <= $4 RETURNING used`,
-			c.tenantID, feature, per, limit).Scan(&used)
+		err = tx.QueryRow(ctx, sqlConsumeLimited, c.tenantID, feature, per, 1, limit).Scan(&used)
 	} else {
-		err = tx.QueryRow(ctx, `UPDATE usage_counters SET used = used + 1
-			WHERE tenant_id = $1 AND feature = $2 AND period = $3 RETURNING used`,
-			c.tenantID, feature, per).Scan(&used)
+		err = tx.QueryRow(ctx, sqlConsume, c.tenantID, feature, per, 1).Scan(&used)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fail(http.StatusForbidden, "entitlement_limit_exceeded", "the monthly limit of "+feature+" is reached")
@@ -129,10 +163,9 @@ func consume(ctx context.Context, tx pgx.Tx, c caller, feature string) error {
 			continue
 		}
 		data, _ := json.Marshal(map[string]any{"feature": feature, "threshold": pct, "limit": limit, "usage": used})
-		if _, err := tx.Exec(ctx, `INSERT INTO notifications (tenant_id, id, type, title, body, data, dedupe_key, created_at)
-			VALUES ($1, $2, 'entitlement.threshold', $3, '', $4, $5, $6) ON CONFLICT DO NOTHING`,
-			c.tenantID, newID("ntf"), fmt.Sprintf("%s: %d%% of the monthly limit used", feature, pct), string(data),
-			fmt.Sprintf("entitlement.threshold:%s:%s:%d", feature, per, pct), time.Now().UTC()); err != nil {
+		if _, err := tx.Exec(ctx, sqlNotification, c.tenantID, newID("ntf"), "entitlement.threshold",
+			fmt.Sprintf("%s: %d%% of the monthly limit used", feature, pct), "", string(data),
+			fmt.Sprintf("entitlement.threshold:%s:%s:%d", feature, per, pct), time.Now().UTC(), nil); err != nil {
 			return err
 		}
 	}
@@ -154,64 +187,25 @@ type moduleState struct {
 	Enabled bool   `json:"enabled"`
 }
 
-// entitlements answers GET /api/tenant/entitlements/limit: overrides,
-// usage of the period, member count and module switches, four queries.
+// entitlements answers GET /api/tenant/entitlements/limit from the state
+// (with usage and members) read with the membership: no further query.
 func (s *server) entitlements(w http.ResponseWriter, r *http.Request) {
-	c, err := s.authenticate(r, "", "entitlements:read")
+	c, err := s.authenticate(r, "", "entitlements:read", readsUsage)
 	if err != nil {
 		respondError(w, err)
 		return
 	}
-	ctx := r.Context()
-	overrides := map[string]*int64{}
-	if err := collect(ctx, s.db, `SELECT feature, lim FROM limit_overrides WHERE tenant_id = $1`, []any{c.tenantID},
-		func(rows pgx.Rows) error {
-			var f string
-			var l *int64
-			err := rows.Scan(&f, &l)
-			overrides[f] = l
-			return err
-		}); err != nil {
-		respondError(w, err)
-		return
-	}
-	per, start, end := period(time.Now())
-	usage := map[string]int64{}
-	if err := collect(ctx, s.db, `SELECT feature, used FROM usage_counters WHERE tenant_id = $1 AND period = $2`,
-		[]any{c.tenantID, per}, func(rows pgx.Rows) error {
-			var f string
-			var n int64
-			err := rows.Scan(&f, &n)
-			usage[f] = n
-			return err
-		}); err != nil {
-		respondError(w, err)
-		return
-	}
-	var members int64
-	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM memberships WHERE tenant_id = $1`, c.tenantID).Scan(&members); err != nil {
-		respondError(w, err)
-		return
-	}
-	usage[catalog.FeatureSeats] = members
-	toggles, err := s.toggles(ctx, c.tenantID)
-	if err != nil {
-		respondError(w, err)
-		return
-	}
-	addOns, err := s.addOns(ctx, c.tenantID)
-	if err != nil {
-		respondError(w, err)
-		return
-	}
+	st := c.st
+	_, start, end := period(time.Now())
+	st.usage[catalog.FeatureSeats] = st.members
 	out := struct {
 		TenantID string        `json:"tenant_id"`
 		Data     []entitlement `json:"data"`
 		Modules  []moduleState `json:"modules"`
-	}{TenantID: c.tenantID, Modules: s.modules(c.plan, toggles, addOns)}
+	}{TenantID: c.tenantID, Modules: s.modules(st)}
 	for _, f := range catalog.Features() {
-		e := entitlement{Feature: f, Usage: usage[f], PeriodStart: start, PeriodEnd: end}
-		if l := planLimit(c, f, overrides); l >= 0 {
+		e := entitlement{Feature: f, Usage: st.usage[f], PeriodStart: start, PeriodEnd: end}
+		if l := limitOf(st, f); l >= 0 {
 			rem := max(l-e.Usage, 0)
 			e.Limit, e.Remaining = &l, &rem
 		}
@@ -220,36 +214,10 @@ func (s *server) entitlements(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// toggles reads the tenant's module switches.
-func (s *server) toggles(ctx context.Context, tenantID string) (map[string]bool, error) {
-	toggles := map[string]bool{}
-	err := collect(ctx, s.db, `SELECT module, enabled FROM module_toggles WHERE tenant_id = $1`, []any{tenantID},
-		func(rows pgx.Rows) error {
-			var m string
-			var on bool
-			err := rows.Scan(&m, &on)
-			toggles[m] = on
-			return err
-		})
-	return toggles, err
-}
-
-// addOns reads the tenant's contracted add-on modules.
-func (s *server) addOns(ctx context.Context, tenantID string) (map[string]bool, error) {
-	out := map[string]bool{}
-	err := collect(ctx, s.db, `SELECT module FROM contract_add_ons WHERE tenant_id = $1 ORDER BY module`, []any{tenantID},
-		func(rows pgx.Rows) error {
-			var m string
-			err := rows.Scan(&m)
-			out[m] = true
-			return err
-		})
-	return out, err
-}
-
 // modules lists the modules the plan includes or sells, with their state:
 // included modules and contracted add-ons are on unless switched off.
-func (s *server) modules(plan catalog.Plan, toggles, addOns map[string]bool) []moduleState {
+func (s *server) modules(st *state) []moduleState {
+	plan, toggles, addOns := st.plan, st.toggles, st.addOns
 	out := []moduleState{}
 	for _, app := range s.cat.Apps {
 		for _, m := range app.Modules {
@@ -294,11 +262,11 @@ type previewLine struct {
 // previewInvoice answers POST /api/invoices/preview for the current
 // contract (the bench sends {}): the plan's base price, seats beyond the
 // included ones, contracted add-ons, and the period's usage beyond the
-// plan's own limits where the plan prices overage. Three queries: the
-// contract's add-ons, the period's usage and the member count. It stores
-// nothing; hypothetical changes are not supported (422).
+// plan's own limits where the plan prices overage, all from the state
+// (with usage and members) read with the membership. It stores nothing;
+// hypothetical changes are not supported (422).
 func (s *server) previewInvoice(w http.ResponseWriter, r *http.Request) {
-	c, err := s.authenticate(r, "", "billing:preview")
+	c, err := s.authenticate(r, "", "billing:preview", readsUsage)
 	if err != nil {
 		respondError(w, err)
 		return
@@ -319,34 +287,13 @@ func (s *server) previewInvoice(w http.ResponseWriter, r *http.Request) {
 		respondError(w, fail(http.StatusUnprocessableEntity, "validation_failed", "the baseline previews the current contract only"))
 		return
 	}
-	ctx := r.Context()
-	addOns, err := s.addOns(ctx, c.tenantID)
-	if err != nil {
-		respondError(w, err)
-		return
-	}
-	per, start, end := period(time.Now())
-	usage := map[string]int64{}
-	if err := collect(ctx, s.db, `SELECT feature, used FROM usage_counters WHERE tenant_id = $1 AND period = $2`,
-		[]any{c.tenantID, per}, func(rows pgx.Rows) error {
-			var f string
-			var n int64
-			err := rows.Scan(&f, &n)
-			usage[f] = n
-			return err
-		}); err != nil {
-		respondError(w, err)
-		return
-	}
-	var members int64
-	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM memberships WHERE tenant_id = $1`, c.tenantID).Scan(&members); err != nil {
-		respondError(w, err)
-		return
-	}
-	usage[catalog.FeatureSeats] = members
-	plan := c.plan
+	st := c.st
+	addOns, usage := st.addOns, st.usage
+	_, start, end := period(time.Now())
+	usage[catalog.FeatureSeats] = st.members
+	plan := st.plan
 	lines := []previewLine{{Kind: "plan", Description: plan.Name + " plan", Quantity: 1, UnitAmount: plan.BasePrice, Amount: plan.BasePrice}}
-	if extra := int64(c.seats - plan.IncludedSeats); extra > 0 {
+	if extra := int64(st.seats - plan.IncludedSeats); extra > 0 {
 		lines = append(lines, previewLine{Kind: "seats", Description: fmt.Sprintf("Seats beyond the %d included", plan.IncludedSeats),
 			Quantity: extra, UnitAmount: plan.SeatPrice, Amount: extra * plan.SeatPrice})
 	}

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -48,56 +48,32 @@ var slaTargets = map[string][2]time.Duration{
 	"normal": {8 * time.Hour, 72 * time.Hour}, "low": {24 * time.Hour, 120 * time.Hour},
 }
 
-// ticketModules tells whether support.tickets and support.sla are on for
-// the caller's tenant, reading the switches of both in one query (and the
-// contracted add-ons only when a module is neither switched nor included).
-func (s *server) ticketModules(ctx context.Context, c caller) (tickets, sla bool, err error) {
-	on := map[string]bool{}
-	switched := map[string]bool{}
-	rows, err := s.db.Query(ctx, `SELECT module, enabled FROM module_toggles WHERE tenant_id = $1 AND module IN ($2, $3)`,
-		c.tenantID, catalog.ModuleTickets, catalog.ModuleSLA)
-	if err != nil {
-		return false, false, err
-	}
-	for rows.Next() {
-		var m string
-		var enabled bool
-		if err := rows.Scan(&m, &enabled); err != nil {
-			return false, false, err
-		}
-		if s.cat.Toggleable(c.plan, m) {
-			on[m], switched[m] = enabled, true
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return false, false, err
-	}
-	for _, m := range []string{catalog.ModuleTickets, catalog.ModuleSLA} {
-		if !switched[m] {
-			if on[m], err = s.moduleOn(ctx, caller{tenantID: c.tenantID, plan: c.plan}, m); err != nil {
-				return false, false, err
-			}
-		}
-	}
-	return on[catalog.ModuleTickets], on[catalog.ModuleSLA], nil
-}
+// Support's statements.
+const (
+	sqlNextTicketNumber = `INSERT INTO "ticket_sequences" (tenant_id, last_number) VALUES ($1, 1) ON CONFLICT (tenant_id) DO UPDATE SET last_number = "ticket_sequences".last_number + 1 RETURNING last_number`
+	sqlInsertTicket     = `INSERT INTO tickets (tenant_id, id, number, subject, description, status, priority, requester_id, requester_email, requester_name, assignee_id, tags, created_at, updated_at, first_response_due_at, resolution_due_at, first_responded_at, sla_breached, satisfaction_score, satisfaction_comment, satisfaction_rated_by, satisfaction_rated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`
+	ticketColumns       = `"ticket_row"."tenant_id", "ticket_row"."id", "ticket_row"."number", "ticket_row"."subject", "ticket_row"."description", "ticket_row"."status", "ticket_row"."priority", "ticket_row"."requester_id", "ticket_row"."requester_email", "ticket_row"."requester_name", "ticket_row"."assignee_id", "ticket_row"."tags", "ticket_row"."created_at", "ticket_row"."updated_at", "ticket_row"."first_response_due_at", "ticket_row"."resolution_due_at", "ticket_row"."first_responded_at", "ticket_row"."sla_breached", "ticket_row"."satisfaction_score", "ticket_row"."satisfaction_comment", "ticket_row"."satisfaction_rated_by", "ticket_row"."satisfaction_rated_at"`
+	sqlLockTicket       = `SELECT ` + ticketColumns + ` FROM "tickets" AS "ticket_row" WHERE (tenant_id = $1) AND (id = $2) FOR UPDATE`
+	sqlUpdateTicket     = `UPDATE "tickets" AS "ticket_row" SET subject = $2, description = $3, status = $4, priority = $5, assignee_id = $6, tags = $7, updated_at = $8, first_response_due_at = $9, resolution_due_at = $10, first_responded_at = $11, satisfaction_score = $12, satisfaction_comment = $13, satisfaction_rated_by = $14, satisfaction_rated_at = $15 WHERE (tenant_id = $1) AND (id = $16)`
+	sqlInsertComment    = `INSERT INTO ticket_comments (tenant_id, id, ticket_id, author_type, author_id, author_name, body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+)
 
-// createTicket answers POST /api/tickets: module support.tickets on (a
-// switchable module: one query, which also reads support.sla), then one
-// transaction that spends a unit of the monthly allowance, takes the next
-// number and inserts, with service level due times when support.sla is on.
+// createTicket answers POST /api/tickets: module support.tickets on (from
+// the state read with the membership), then one transaction that spends a
+// unit of the monthly allowance, takes the next number, inserts, with
+// service level due times when support.sla is on, and records the event.
 func (s *server) createTicket(w http.ResponseWriter, r *http.Request) {
-	c, err := s.authenticate(r, "tickets:write", "tickets:write")
+	c, err := s.authenticate(r, "tickets:write", "tickets:write", readsState)
 	if err != nil {
 		respondError(w, err)
 		return
 	}
 	ctx := r.Context()
-	on, slaOn, err := s.ticketModules(ctx, c)
-	if err != nil || !on {
-		respondError(w, orDisabled(err))
+	if !s.moduleOn(c.st, catalog.ModuleTickets) {
+		respondError(w, errDisabled)
 		return
 	}
+	slaOn := s.moduleOn(c.st, catalog.ModuleSLA)
 	var in struct {
 		Subject     string   `json:"subject"`
 		Description string   `json:"description"`
@@ -133,9 +109,7 @@ func (s *server) createTicket(w http.ResponseWriter, r *http.Request) {
 		if err := consume(ctx, tx, c, catalog.FeatureTickets); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `INSERT INTO ticket_sequences (tenant_id, last_number) VALUES ($1, 1)
-			ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
-			RETURNING last_number`, c.tenantID).Scan(&t.Number); err != nil {
+		if err := tx.QueryRow(ctx, sqlNextTicketNumber, c.tenantID).Scan(&t.Number); err != nil {
 			return err
 		}
 		t.ID = newID("tkt")
@@ -146,15 +120,12 @@ func (s *server) createTicket(w http.ResponseWriter, r *http.Request) {
 			breached := false
 			t.FirstResponseDueAt, t.ResolutionDueAt, t.SLABreached = &response, &resolution, &breached
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO tickets (tenant_id, id, number, subject, description, status, priority,
-			requester_id, requester_email, requester_name, assignee_id, tags, created_at, updated_at,
-			first_response_due_at, resolution_due_at, first_responded_at, sla_breached,
-			satisfaction_score, satisfaction_comment, satisfaction_rated_by, satisfaction_rated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11, $12, $13, $14, $15, NULL, $16, NULL, NULL, NULL, NULL)`,
-			c.tenantID, t.ID, t.Number, t.Subject, t.Description, t.Status, t.Priority,
-			t.Requester.ID, t.Requester.Email, t.Requester.Name, string(tags), t.CreatedAt, t.UpdatedAt,
-			t.FirstResponseDueAt, t.ResolutionDueAt, t.SLABreached)
-		return err
+		if _, err := tx.Exec(ctx, sqlInsertTicket, c.tenantID, t.ID, t.Number, t.Subject, t.Description, t.Status, t.Priority,
+			t.Requester.ID, t.Requester.Email, t.Requester.Name, nil, string(tags), t.CreatedAt, t.UpdatedAt,
+			t.FirstResponseDueAt, t.ResolutionDueAt, nil, t.SLABreached, nil, nil, nil, nil); err != nil {
+			return err
+		}
+		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, "ticket.created", "ticket", t.ID, t)
 	})
 	if err != nil {
 		respondError(w, err)
@@ -162,4 +133,91 @@ func (s *server) createTicket(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", "/api/tickets/"+t.ID)
 	writeJSON(w, http.StatusCreated, t)
+}
+
+// comment has the JSON shape of support.Comment.
+type comment struct {
+	ID       string `json:"id"`
+	TicketID string `json:"ticket_id"`
+	Author   struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+		Name string `json:"name,omitempty"`
+	} `json:"author"`
+	Body      string    `json:"body"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// commentOnTicket answers POST /api/tickets/{id}/comments as support's
+// AddComment does, in one transaction: lock the ticket, reopen it when it
+// was pending or solved (a closed one takes no comment), write it back,
+// insert the comment and record the event.
+func (s *server) commentOnTicket(w http.ResponseWriter, r *http.Request) {
+	c, err := s.authenticate(r, "tickets:write", "tickets:write", readsState)
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	ctx := r.Context()
+	if !s.moduleOn(c.st, catalog.ModuleTickets) {
+		respondError(w, errDisabled)
+		return
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if err := decodeBody(r, &in); err != nil {
+		respondError(w, err)
+		return
+	}
+	if strings.TrimSpace(in.Body) == "" || utf8.RuneCountInString(in.Body) > 10000 {
+		respondError(w, fail(http.StatusUnprocessableEntity, "validation_failed", "body is invalid"))
+		return
+	}
+	ticketID := r.PathValue("id")
+	var cm comment
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		var (
+			tenantOf, tags       string
+			t                    ticket
+			score                *int
+			csatComment, ratedBy *string
+			ratedAt              *time.Time
+		)
+		err := tx.QueryRow(ctx, sqlLockTicket, c.tenantID, ticketID).Scan(&tenantOf, &t.ID, &t.Number, &t.Subject, &t.Description,
+			&t.Status, &t.Priority, &t.Requester.ID, &t.Requester.Email, &t.Requester.Name, &t.AssigneeID, &tags,
+			&t.CreatedAt, &t.UpdatedAt, &t.FirstResponseDueAt, &t.ResolutionDueAt, &t.FirstRespondedAt, &t.SLABreached,
+			&score, &csatComment, &ratedBy, &ratedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fail(http.StatusNotFound, "not_found", "ticket not found")
+		}
+		if err != nil {
+			return err
+		}
+		switch t.Status {
+		case "closed":
+			return fail(http.StatusConflict, "conflict", "ticket is closed, which is final; open a new ticket instead")
+		case "pending", "solved":
+			t.Status = "open"
+		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		if _, err := tx.Exec(ctx, sqlUpdateTicket, c.tenantID, t.Subject, t.Description, t.Status, t.Priority, t.AssigneeID,
+			tags, now, t.FirstResponseDueAt, t.ResolutionDueAt, t.FirstRespondedAt, score, csatComment, ratedBy, ratedAt,
+			ticketID); err != nil {
+			return err
+		}
+		cm = comment{ID: newID("cmt"), TicketID: ticketID, Body: in.Body, CreatedAt: now}
+		cm.Author.Type, cm.Author.ID, cm.Author.Name = "requester", c.userID, c.name
+		if _, err := tx.Exec(ctx, sqlInsertComment, c.tenantID, cm.ID, ticketID, cm.Author.Type, cm.Author.ID, cm.Author.Name,
+			cm.Body, cm.CreatedAt); err != nil {
+			return err
+		}
+		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, "ticket.commented", "ticket", ticketID, cm)
+	})
+	if err != nil {
+		respondError(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/tickets/"+ticketID+"/comments/"+cm.ID)
+	writeJSON(w, http.StatusCreated, cm)
 }

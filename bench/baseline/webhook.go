@@ -52,11 +52,17 @@ func (s *server) verifyWebhook(r *http.Request, body []byte) bool {
 	return false
 }
 
+// sqlWebhookEvent is the webhook inbox's insert (webhook/bunstore).
+const sqlWebhookEvent = `INSERT INTO webhook_events (id, type, payload, outcome, reason, tenant_id, invoice_id, received_at, processed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`
+
+// errDuplicate rolls back a redelivered event's transaction.
+var errDuplicate = errors.New("duplicate event")
+
 // paymentWebhook answers POST /api/webhooks/payment-provider as
-// tenantkit's webhook service does, in one transaction: record the event
-// in the inbox by its id (a redelivery stops there), lock the invoice it
-// names, apply the payment and keep it in the invoice's ledger, notify the
-// tenant, and write the outcome.
+// tenantkit's webhook service does, in one transaction: lock the invoice
+// the event names, apply the payment and keep it in the invoice's ledger,
+// record the event in the event log, notify the tenant, and record the
+// delivery with its outcome in the inbox.
 func (s *server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 256<<10))
 	if err != nil {
@@ -83,66 +89,57 @@ func (s *server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	outcome, duplicate := "ignored", false
+	a := actorOf(r, nil)
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		now := time.Now().UTC()
-		tag, err := tx.Exec(ctx, `INSERT INTO bench_baseline_webhook_events (id, type, payload, outcome, received_at)
-			VALUES ($1, $2, $3, 'pending', $4) ON CONFLICT DO NOTHING`, ev.ID, ev.Type, string(body), now)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			duplicate = true
-			return tx.QueryRow(ctx, `SELECT outcome FROM bench_baseline_webhook_events WHERE id = $1`, ev.ID).Scan(&outcome)
-		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
 		var tenantID *string
 		if ev.Type == "payment.succeeded" {
 			outcome = "unmatched"
-			var (
-				tid, number, currency, status      string
-				total, received, refunded, paidNow int64
-			)
-			err = tx.QueryRow(ctx, `SELECT tenant_id, number, currency, status, total, received, refunded FROM invoices
-				WHERE id = $1 LIMIT 1 FOR UPDATE`, ev.Data.InvoiceID).Scan(&tid, &number, &currency, &status, &total, &received, &refunded)
+			inv, err := scanInvoice(tx.QueryRow(ctx, sqlLockInvoiceByID, ev.Data.InvoiceID))
 			switch {
 			case errors.Is(err, pgx.ErrNoRows):
 			case err != nil:
 				return err
-			case strings.EqualFold(currency, ev.Data.Currency) && (status == "open" || status == "paid") && ev.Data.Amount > 0:
+			case strings.EqualFold(inv.Currency, ev.Data.Currency) && (inv.Status == "open" || inv.Status == "paid") && ev.Data.Amount > 0:
+				tid := inv.invoiceTenant
 				outcome, tenantID = "applied", &tid
-				received += ev.Data.Amount
-				paidNow = max(0, received-refunded)
-				due := max(0, total-paidNow)
-				var paidAt *time.Time
-				if status == "open" && due == 0 {
-					status, paidAt = "paid", &now
-				}
-				if _, err := tx.Exec(ctx, `UPDATE invoices SET received = $3, amount_paid = $4, amount_due = $5, status = $6,
-					paid_at = COALESCE($7, paid_at) WHERE tenant_id = $1 AND id = $2`,
-					tid, ev.Data.InvoiceID, received, paidNow, due, status, paidAt); err != nil {
+				inv.received += ev.Data.Amount
+				inv.settle(now)
+				if _, err := tx.Exec(ctx, sqlSettleInvoice, tid, inv.Status, inv.AmountPaid, inv.AmountDue,
+					inv.received, inv.refunded, inv.FinalizedAt, inv.PaidAt, inv.overdue, inv.uncollectible, inv.ID); err != nil {
 					return err
 				}
 				// The invoice's ledger entry, as billing writes it.
-				if _, err := tx.Exec(ctx, `INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source,
-					method, reference, event_id, received_at, created_at)
-					VALUES ($1, $2, $3, 'payment', $4, $5, 'webhook', '', $6, $7, $8, $8)`,
-					tid, newID("pay"), ev.Data.InvoiceID, ev.Data.Amount, currency, ev.Data.PaymentID, ev.ID, now); err != nil {
+				if _, err := tx.Exec(ctx, sqlInsertPayment, tid, newID("pay"), inv.ID, "payment", ev.Data.Amount, inv.Currency,
+					"webhook", "", ev.Data.PaymentID, ev.ID, now, now); err != nil {
 					return err
 				}
-				data, _ := json.Marshal(map[string]any{"event_id": ev.ID, "invoice_id": ev.Data.InvoiceID, "invoice_number": number,
-					"payment_id": ev.Data.PaymentID, "amount": ev.Data.Amount, "currency": currency,
-					"amount_paid": paidNow, "amount_due": due, "invoice_status": status})
-				if _, err := tx.Exec(ctx, `INSERT INTO notifications (tenant_id, id, type, title, body, data, dedupe_key, created_at)
-					VALUES ($1, $2, 'payment.succeeded', 'Payment received', $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-					tid, newID("ntf"), fmt.Sprintf("A payment of %d %s was received for invoice %s.", ev.Data.Amount, currency, number),
-					string(data), "webhook:"+ev.ID, now); err != nil {
+				data := map[string]any{"event_id": ev.ID, "invoice_id": inv.ID, "invoice_number": inv.Number,
+					"payment_id": ev.Data.PaymentID, "amount": ev.Data.Amount, "currency": inv.Currency,
+					"amount_paid": inv.AmountPaid, "amount_due": inv.AmountDue, "invoice_status": inv.Status}
+				if err := s.recordEvent(ctx, tx, a, tid, "payment_event.applied", "payment_event", ev.ID, data); err != nil {
+					return err
+				}
+				raw, _ := json.Marshal(data)
+				if _, err := tx.Exec(ctx, sqlNotification, tid, newID("ntf"), "payment.succeeded", "Payment received",
+					fmt.Sprintf("A payment of %d %s was received for invoice %s.", ev.Data.Amount, inv.Currency, inv.Number),
+					string(raw), "webhook:"+ev.ID, now, nil); err != nil {
 					return err
 				}
 			}
 		}
-		_, err = tx.Exec(ctx, `UPDATE bench_baseline_webhook_events SET outcome = $2, tenant_id = $3, invoice_id = $4,
-			processed_at = $5 WHERE id = $1`, ev.ID, outcome, tenantID, ev.Data.InvoiceID, time.Now().UTC())
+		// The inbox records the event once, after its effect; a
+		// redelivery inserts nothing and rolls the effect back.
+		tag, err := tx.Exec(ctx, sqlWebhookEvent, ev.ID, ev.Type, string(body), outcome, "", tenantID, ev.Data.InvoiceID, now, now)
+		if err == nil && tag.RowsAffected() == 0 {
+			duplicate = true
+			return errDuplicate
+		}
 		return err
 	})
+	if errors.Is(err, errDuplicate) {
+		err = nil
+	}
 	if err != nil {
 		respondError(w, err)
 		return

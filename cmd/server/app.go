@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
@@ -86,7 +88,18 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db.DB, "tenantkit"))
 	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg}
-	if a.kit, err = tenantkit.New(db, cat); err != nil {
+	opts, err := outboundOptions(cfg, log)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	opts = append(opts, tenantkit.WithDeliveries(riverqueue.Options{
+		Workers:     cfg.WebhookWorkers, // 0: serve does not start the queue; New takes its default
+		RescueAfter: cfg.WebhookRescueAfter,
+		// River's own log, warnings and errors only.
+		Logger: slog.New(zerolog.NewSlogHandler(log.With().Str("component", "river").Logger().Level(max(zerolog.WarnLevel, log.GetLevel())))),
+	}))
+	if a.kit, err = tenantkit.New(db, cat, opts...); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

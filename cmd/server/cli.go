@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit"
+	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -244,6 +245,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.EventRetention < 0 {
 		return usageError("serve", "--event-retention %s: want 0 (keep forever) or a positive duration such as 2160h", cfg.EventRetention)
+	}
+	if cfg.WebhookWorkers < 0 {
+		return usageError("serve", "--webhook-workers %d: want 0 (deliver nothing on this replica) or more", cfg.WebhookWorkers)
+	}
+	if cfg.WebhookRescueAfter <= riverqueue.DefaultJobTimeout {
+		return usageError("serve", "--webhook-rescue-after %s: want more than the %s attempt timeout, such as 1m", cfg.WebhookRescueAfter, riverqueue.DefaultJobTimeout)
+	}
+	if cfg.WebhookRetryBase <= 0 {
+		return usageError("serve", "--webhook-retry-base %s: want a positive duration such as 30s", cfg.WebhookRetryBase)
 	}
 	applyDemoDefaults(fs, &cfg)
 	a, err := openApp(ctx, cfg, stderr, cfg.Migrate)

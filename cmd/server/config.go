@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit"
+	"github.com/tenantkit/tenantkit/outbound"
+	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 )
 
 // config is the server's configuration, from flags with TENANTKIT_*
@@ -27,6 +29,7 @@ type config struct {
 	RateLimit      float64
 	RateBurst      int
 	MaxBodyBytes   int64
+	MaxInFlight    int
 	LogLevel       string
 	LogFormat      string
 	RedisURL       string
@@ -44,6 +47,22 @@ type config struct {
 	// EventRetention is how long the audit trail's events are kept; 0
 	// keeps them forever.
 	EventRetention time.Duration
+	// SecretKey is the base64 key encrypting outbound webhook secrets
+	// (TENANTKIT_SECRET_KEY); SecretKeyFile holds one when it is unset.
+	SecretKey     string
+	SecretKeyFile string
+	// WebhookAllowHosts are the hosts and CIDRs outbound webhooks may
+	// reach although not public, over http too.
+	WebhookAllowHosts []string
+	// WebhookWorkers is how many outbound webhook attempts this replica
+	// makes at once; 0: it delivers none (it still enqueues).
+	WebhookWorkers int
+	// WebhookRescueAfter is the lease of an attempt: how long a delivery
+	// whose replica died mid-attempt waits before another replica takes it.
+	WebhookRescueAfter time.Duration
+	// WebhookRetryBase is the first delay of the deliveries' retry
+	// schedule, which doubles from it (outbound.Schedule).
+	WebhookRetryBase time.Duration
 }
 
 // Defaults for an unconfigured server: SQLite in the working directory,
@@ -104,6 +123,10 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	if err != nil {
 		return fmt.Errorf("TENANTKIT_MAX_BODY_BYTES: %w", err)
 	}
+	inFlight, err := strconv.Atoi(env("MAX_IN_FLIGHT", strconv.Itoa(defaultMaxInFlight)))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_MAX_IN_FLIGHT: %w", err)
+	}
 	migrate, err := strconv.ParseBool(env("MIGRATE", "true"))
 	if err != nil {
 		return fmt.Errorf("TENANTKIT_MIGRATE: %w", err)
@@ -115,6 +138,18 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	retention, err := time.ParseDuration(env("EVENT_RETENTION", tenantkit.DefaultEventRetention.String()))
 	if err != nil {
 		return fmt.Errorf("TENANTKIT_EVENT_RETENTION: %w", err)
+	}
+	workers, err := strconv.Atoi(env("WEBHOOK_WORKERS", strconv.Itoa(riverqueue.DefaultWorkers)))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_WEBHOOK_WORKERS: %w", err)
+	}
+	rescue, err := time.ParseDuration(env("WEBHOOK_RESCUE_AFTER", riverqueue.DefaultRescueAfter.String()))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_WEBHOOK_RESCUE_AFTER: %w", err)
+	}
+	retryBase, err := time.ParseDuration(env("WEBHOOK_RETRY_BASE", outbound.DefaultSchedule()[0].String()))
+	if err != nil {
+		return fmt.Errorf("TENANTKIT_WEBHOOK_RETRY_BASE: %w", err)
 	}
 	fs.StringVar(&c.Addr, "addr", env("ADDR", defaultAddr), "listen address (TENANTKIT_ADDR)")
 	fs.Func("webhook-secret", "payment webhook secret whsec_…; repeat or comma-separate for rotation (TENANTKIT_WEBHOOK_SECRET)", func(s string) error {
@@ -131,6 +166,7 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	fs.Float64Var(&c.RateLimit, "rate-limit", rate, "requests per second per credential, 0 = off (TENANTKIT_RATE_LIMIT)")
 	fs.IntVar(&c.RateBurst, "rate-burst", burst, "rate limit burst (TENANTKIT_RATE_BURST)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", maxBody, "request body limit (TENANTKIT_MAX_BODY_BYTES)")
+	fs.IntVar(&c.MaxInFlight, "max-in-flight", inFlight, "requests handled at once, the others wait their turn; 0 = no limit (TENANTKIT_MAX_IN_FLIGHT)")
 	fs.StringVar(&c.RedisURL, "redis-url", env("REDIS_URL", ""), "Redis URL for a rate limiter shared by replicas (TENANTKIT_REDIS_URL)")
 	fs.Func("trusted-proxies", "CIDRs whose X-Forwarded-For is trusted, comma-separated (TENANTKIT_TRUSTED_PROXIES)", func(s string) error {
 		c.TrustedProxies = append(c.TrustedProxies, list(s)...)
@@ -145,8 +181,18 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
 	fs.DurationVar(&c.SchedulerInterval, "scheduler-interval", interval, "how often the background jobs (contract changes due, invoice reminders and dunning, expired idempotency keys) run on this replica; 0 turns them off (TENANTKIT_SCHEDULER_INTERVAL)")
 	fs.DurationVar(&c.EventRetention, "event-retention", retention, "how long the audit trail's events are kept before the background jobs delete them, e.g. 2160h; 0 keeps them forever (TENANTKIT_EVENT_RETENTION)")
+	fs.IntVar(&c.WebhookWorkers, "webhook-workers", workers, "outbound webhook attempts this replica makes at once; 0 = it delivers none (TENANTKIT_WEBHOOK_WORKERS)")
+	fs.DurationVar(&c.WebhookRescueAfter, "webhook-rescue-after", rescue, "how long a delivery whose replica died mid-attempt waits before another replica retries it; above the "+riverqueue.DefaultJobTimeout.String()+" attempt timeout (TENANTKIT_WEBHOOK_RESCUE_AFTER)")
+	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", retryBase, "first delay of the outbound webhook retry schedule, doubling after each failed attempt up to 12h, 16 retries (TENANTKIT_WEBHOOK_RETRY_BASE)")
 	fs.BoolVar(&c.Demo, "demo", false, "seed demo tenants, users, keys and an invoice (once), print how to call the API, and listen on "+demoAddr+" unless --addr or TENANTKIT_ADDR says otherwise")
 	demoEnvFlag(fs, c)
+	c.SecretKey = env("SECRET_KEY", "")
+	fs.StringVar(&c.SecretKeyFile, "secret-key-file", env("SECRET_KEY_FILE", defaultSecretKeyFile), "file holding the key (base64 of 32 bytes) that encrypts outbound webhook secrets, created with a random key when absent; unused when TENANTKIT_SECRET_KEY is set (TENANTKIT_SECRET_KEY_FILE)")
+	fs.Func("webhook-allow-hosts", "hosts and CIDRs outbound webhooks may reach although not public, over plain http too, comma-separated (TENANTKIT_WEBHOOK_ALLOW_HOSTS)", func(s string) error {
+		c.WebhookAllowHosts = append(c.WebhookAllowHosts, list(s)...)
+		return nil
+	})
+	c.WebhookAllowHosts = list(env("WEBHOOK_ALLOW_HOSTS", ""))
 	return nil
 }
 
@@ -156,10 +202,16 @@ func demoEnvFlag(fs *flag.FlagSet, c *config) {
 }
 
 // applyDemoDefaults binds the demo to the loopback interface when neither
-// --addr nor TENANTKIT_ADDR chose an address.
+// --addr nor TENANTKIT_ADDR chose an address, and lets its outbound
+// webhooks reach a receiver on the loopback interface when
+// --webhook-allow-hosts allowed nothing: the demo is for trying tenantkit
+// on one machine.
 func applyDemoDefaults(fs *flag.FlagSet, c *config) {
 	if !c.Demo {
 		return
+	}
+	if len(c.WebhookAllowHosts) == 0 {
+		c.WebhookAllowHosts = []string{demoWebhookHost}
 	}
 	if _, ok := os.LookupEnv("TENANTKIT_ADDR"); ok {
 		return
@@ -170,3 +222,7 @@ func applyDemoDefaults(fs *flag.FlagSet, c *config) {
 		c.Addr = demoAddr
 	}
 }
+
+// demoWebhookHost is where the demo's outbound webhooks may go although it
+// is not a public address.
+const demoWebhookHost = "127.0.0.1"

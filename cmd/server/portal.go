@@ -13,6 +13,7 @@ import (
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/httpapi/portal"
 	portalstore "github.com/tenantkit/tenantkit/httpapi/portal/bunstore"
+	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // defaultPublicURL is where sign-in links point when neither --base-url
@@ -36,7 +37,7 @@ func (a *app) mountPortal(ctx context.Context, router *bunrouter.Router, api *ht
 	k := a.kit
 	h, err := portal.New(ctx, portal.Config{
 		Directory: k.Tenancy.Directory, Entitlements: k.Tenancy.Entitlements, Modules: k.Tenancy.Modules,
-		Notifications: k.Tenancy.Notifications, Invoices: k.Billing, Payments: k.Payments, Tickets: k.Support, Contracts: k.Contracts, Events: k.Events,
+		Notifications: k.Tenancy.Notifications, Invoices: k.Billing, Payments: k.Payments, Tickets: k.Support, Contracts: k.Contracts, Events: k.Events, Webhooks: k.Outbound,
 		Catalog: k.Catalog, Links: a.links(), SessionSecret: secret,
 		SessionIssuer: a.cfg.JWTIssuer, SessionAudience: a.cfg.JWTAudience,
 		CSRF: api.CSRF(), Logger: a.log,
@@ -51,9 +52,7 @@ func (a *app) mountPortal(ctx context.Context, router *bunrouter.Router, api *ht
 	return nil
 }
 
-func (a *app) links() *portal.Links {
-	return portal.NewLinks(portalstore.New(a.db), a.kit.Tenancy.Directory)
-}
+func (a *app) links() *portal.Links { return a.kit.SignInLinks }
 
 // runLoginLink prints a one-time sign-in link to the portal.
 func runLoginLink(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -79,7 +78,7 @@ func runLoginLink(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer a.close()
-	link, err := a.links().Issue(ctx, email, tenant, baseURL)
+	link, err := a.links().Issue(tenancy.WithActor(ctx, cliActor()), email, tenant, baseURL)
 	if err != nil {
 		return err
 	}

@@ -81,9 +81,11 @@ func mustServerBinary(tb testing.TB) string {
 // that a developer's own configuration cannot steer the processes a test
 // starts: everything they need is on their command line. A race-enabled
 // child exits without the race runtime's default 1 s pause, which would
-// otherwise be paid by every CLI call.
+// otherwise be paid by every CLI call. The one TENANTKIT_ variable it sets
+// is a secret key, so that no server a test starts leaves a key file in
+// the package's folder.
 func hermeticEnv() []string {
-	env := []string{"GORACE=atexit_sleep_ms=0 " + os.Getenv("GORACE")}
+	env := []string{"GORACE=atexit_sleep_ms=0 " + os.Getenv("GORACE"), "TENANTKIT_SECRET_KEY=" + testSecretKey}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "TENANTKIT_") && !strings.HasPrefix(kv, "GORACE=") {
 			env = append(env, kv)

@@ -31,6 +31,9 @@ type server struct {
 	// stop ends the background jobs; jobsDone is closed once they have.
 	stop     context.CancelFunc
 	jobsDone chan struct{}
+	// delivering is set when this replica works the outbound webhook
+	// deliveries (--webhook-workers above 0).
+	delivering bool
 }
 
 // startServer opens the app, composes the API on bunrouter and starts
@@ -60,10 +63,18 @@ func (a *app) serve(ctx context.Context) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	// The queue runs until shutdown stops it, gracefully: not on a context
+	// whose end would cancel the attempts in flight.
+	if cfg.WebhookWorkers > 0 {
+		if err := a.kit.Deliveries.Start(context.WithoutCancel(ctx)); err != nil {
+			_ = ln.Close()
+			return nil, err
+		}
+	}
 	s := &server{
-		app: a, ln: ln, done: make(chan error, 1),
+		app: a, ln: ln, done: make(chan error, 1), delivering: cfg.WebhookWorkers > 0,
 		http: &http.Server{
-			Handler:           handler,
+			Handler:           limitInFlight(cfg.MaxInFlight, handler),
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
 			WriteTimeout:      60 * time.Second,
@@ -98,14 +109,27 @@ func (s *server) URL() string {
 	return fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(addr.Port)))
 }
 
-// shutdown stops the background jobs and accepting requests, drains the
-// requests in flight and the jobs' current tick, then closes the database.
+// shutdown stops the background jobs, the webhook deliveries and
+// accepting requests, drains the requests in flight, the jobs' current tick
+// and the delivery attempts in flight (cancelled when ctx ends first, to
+// be retried at once by another replica), then closes the database.
 func (s *server) shutdown(ctx context.Context) error {
 	s.stop()
+	stopped := make(chan error, 1)
+	go func() {
+		if s.delivering {
+			stopped <- s.app.kit.Deliveries.Stop(ctx)
+			return
+		}
+		stopped <- nil
+	}()
 	err := s.http.Shutdown(ctx)
 	select {
 	case <-s.jobsDone:
 	case <-ctx.Done():
+	}
+	if derr := <-stopped; err == nil && derr != nil {
+		err = fmt.Errorf("stop webhook deliveries: %w", derr)
 	}
 	if serr := <-s.done; err == nil {
 		err = serr

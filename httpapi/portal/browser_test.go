@@ -78,7 +78,7 @@ func browser(t *testing.T) context.Context {
 
 // docShots are the screenshots docs/portal.md shows.
 var docShots = map[string]bool{"portal-dashboard": true, "portal-invoice-new": true, "portal-invoice": true,
-	"portal-ticket": true, "portal-375-ticket": true}
+	"portal-ticket": true, "portal-375-ticket": true, "portal-webhooks": true}
 
 // screenshot saves the page under the test's temp dir (and, with
 // TENANTKIT_SCREENSHOTS=dir, the ones the docs show there too).

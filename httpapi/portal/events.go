@@ -55,6 +55,8 @@ func (h *Handler) resourceLink(res event.Resource) string {
 		return h.cfg.BasePath + "/invoices/" + res.ID
 	case res.Type == "ticket" && id.Valid(id.Ticket, res.ID):
 		return h.cfg.BasePath + "/tickets/" + res.ID
+	case res.Type == "webhook_endpoint" && id.Valid(id.WebhookEndpoint, res.ID):
+		return h.cfg.BasePath + "/webhooks/" + res.ID
 	}
 	return ""
 }

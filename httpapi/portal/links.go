@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // LinkTTL is how long a sign-in link is good for.
@@ -55,14 +57,77 @@ type LinkDirectory interface {
 
 // Links issues and redeems one-time sign-in links.
 type Links struct {
-	store LinkStore
-	dir   LinkDirectory
-	now   func() time.Time
+	store  LinkStore
+	dir    LinkDirectory
+	now    func() time.Time
+	events Recorder
+	tx     Transactor
+}
+
+// Recorder records the audit trail's events: Record writes one event of type
+// typ about a resource of tenantID ("" for the platform's own), with data
+// (never a secret), on the transaction ctx carries. *event.Recorder
+// implements it.
+type Recorder interface {
+	Record(ctx context.Context, tenantID, typ, resourceType, resourceID string, data any) error
+}
+
+// Transactor runs fn in one transaction carried by the context fn
+// receives, committing only when fn returns nil. tenantkit.Transactor
+// implements it.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// LinkOption configures Links.
+type LinkOption func(*Links)
+
+// WithLinkEvents makes Links record login_link.created when it issues a
+// link and session.created when a link is redeemed (the user as actor),
+// each in the transaction of its change, which tx runs. Neither carries
+// the token. The events belong to the link's tenant, or to the platform
+// when the link names none. tenantkit.New passes them to App.SignInLinks.
+func WithLinkEvents(e Recorder, tx Transactor) LinkOption {
+	return func(l *Links) { l.events, l.tx = e, tx }
 }
 
 // NewLinks returns Links on store, finding users and tenants in dir.
-func NewLinks(store LinkStore, dir LinkDirectory) *Links {
-	return &Links{store: store, dir: dir, now: time.Now}
+func NewLinks(store LinkStore, dir LinkDirectory, opts ...LinkOption) *Links {
+	l := &Links{store: store, dir: dir, now: time.Now}
+	for _, o := range opts {
+		o(l)
+	}
+	return l
+}
+
+// linkEvent is the data of a login_link.created or session.created event:
+// whom the link signs in, where, and when; never its token.
+type linkEvent struct {
+	UserID    string    `json:"user_id"`
+	TenantID  string    `json:"tenant_id,omitempty"`
+	Method    string    `json:"method"`
+	CreatedAt time.Time `json:"link_created_at"`
+	ExpiresAt time.Time `json:"link_expires_at"`
+}
+
+// change runs fn and records the event typ about link, in one transaction.
+func (l *Links) change(ctx context.Context, typ, resourceType string, link *LoginLink, fn func(ctx context.Context) error) error {
+	if l.events == nil || l.tx == nil {
+		return fn(ctx)
+	}
+	return l.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := fn(ctx); err != nil {
+			return err
+		}
+		if _, ok := tenancy.ActorFrom(ctx); !ok && typ == event.SessionCreated {
+			// The user is who signs in, with the link as credential.
+			ctx = tenancy.WithActor(ctx, tenancy.Actor{Kind: tenancy.ActorUser, ID: link.UserID,
+				Method: "login_link", RequestID: httpapi.RequestIDFrom(ctx)})
+		}
+		data := linkEvent{UserID: link.UserID, TenantID: link.TenantID, Method: "login_link",
+			CreatedAt: link.CreatedAt, ExpiresAt: link.ExpiresAt}
+		return l.events.Record(ctx, link.TenantID, typ, resourceType, link.UserID, data)
+	})
 }
 
 // Issued is a sign-in link just made: its URL, shown once, and when it
@@ -109,7 +174,10 @@ func (l *Links) Issue(ctx context.Context, email, tenantRef, baseURL string) (Is
 	now := l.now().UTC().Truncate(time.Second)
 	link := LoginLink{TokenHash: hashToken(token), UserID: user.ID, TenantID: tenantID,
 		CreatedAt: now, ExpiresAt: now.Add(LinkTTL)}
-	if err := l.store.CreateLink(ctx, link); err != nil {
+	err = l.change(ctx, event.LoginLinkCreated, "login_link", &link, func(ctx context.Context) error {
+		return l.store.CreateLink(ctx, link)
+	})
+	if err != nil {
 		return Issued{}, fmt.Errorf("portal: store link: %w", err)
 	}
 	u.Path += "/portal/login"
@@ -122,7 +190,16 @@ func (l *Links) Consume(ctx context.Context, token string) (LoginLink, error) {
 	if token == "" || len(token) > 128 {
 		return LoginLink{}, ErrLinkInvalid
 	}
-	return l.store.ConsumeLink(ctx, hashToken(token), l.now().UTC())
+	var link LoginLink
+	err := l.change(ctx, event.SessionCreated, "session", &link, func(ctx context.Context) error {
+		var err error
+		link, err = l.store.ConsumeLink(ctx, hashToken(token), l.now().UTC())
+		return err
+	})
+	if err != nil {
+		return LoginLink{}, err
+	}
+	return link, nil
 }
 
 func hashToken(token string) string {

@@ -224,7 +224,7 @@ func (f contractForm) submitInput() (contract.SubmitInput, error) {
 
 // previewInput prices the change the form describes.
 func (f contractForm) previewInput() (contract.PreviewInput, error) {
-	in := contract.PreviewInput{Effective: f.Effective}
+	in := contract.PreviewInput{Effective: optional(f.Effective)}
 	switch contract.ChangeType(f.Type) {
 	case contract.ChangePlan:
 		in.PlanID = optional(f.PlanID)

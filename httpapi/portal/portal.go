@@ -23,21 +23,24 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/outbound"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
-// The services the pages call, each declared as the methods they use. The
+// The services the pages call, each declared as the methods they use (or
+// httpapi's interface, where the pages use what the API uses). The
 // domain services implement them (tenantkit.New wires them).
 var (
-	_ Invoices      = (*billing.Service)(nil)
-	_ Payments      = (*billing.Ledger)(nil)
-	_ Tickets       = (*support.Service)(nil)
-	_ Contracts     = (*contract.Service)(nil)
-	_ Notifications = (*tenancy.Notifications)(nil)
-	_ Events        = (*event.Log)(nil)
+	_ Invoices              = (*billing.Service)(nil)
+	_ Payments              = (*billing.Ledger)(nil)
+	_ Tickets               = (*support.Service)(nil)
+	_ Contracts             = (*contract.Service)(nil)
+	_ httpapi.Notifications = (*tenancy.Notifications)(nil)
+	_ Events                = (*event.Log)(nil)
+	_ Webhooks              = (*outbound.Service)(nil)
 )
 
 // Directory finds users and tenants and remembers a session's active
@@ -56,20 +59,6 @@ type Directory interface {
 type Entitlements interface {
 	ListWithModules(ctx context.Context, tenantID string) ([]tenancy.Entitlement, []tenancy.ModuleState, error)
 	RequireModule(ctx context.Context, tenantID, module string) error
-}
-
-// Modules switches a tenant's modules. *tenancy.Modules implements it.
-type Modules interface {
-	Toggle(ctx context.Context, tenantID string, role tenancy.Role, module string, enabled bool) (tenancy.ModuleState, bool, error)
-}
-
-// Notifications lists a tenant's notifications, counts the unread ones and
-// marks them read. *tenancy.Notifications implements it.
-type Notifications interface {
-	List(ctx context.Context, tenantID string, f tenancy.NotificationFilter) ([]tenancy.Notification, bool, error)
-	UnreadCount(ctx context.Context, tenantID string) (int64, error)
-	MarkRead(ctx context.Context, tenantID, notificationID string) (tenancy.Notification, error)
-	MarkAllRead(ctx context.Context, tenantID, upTo string) (int64, error)
 }
 
 // Invoices keeps a tenant's invoices. *billing.Service implements it;
@@ -114,6 +103,16 @@ type Events interface {
 	Get(ctx context.Context, tenantID, eventID string) (event.Event, error)
 }
 
+// Webhooks manages a tenant's outbound webhook endpoints and their
+// deliveries. *outbound.Service implements it; every method acts for the
+// tenant it is given only (another tenant's endpoint is ErrNotFound).
+type Webhooks interface {
+	httpapi.WebhookEndpoints
+	// Configured reports whether the server has the secret key without
+	// which endpoints cannot be created (outbound.ErrNotConfigured).
+	Configured() bool
+}
+
 // LinkConsumer redeems sign-in links; *Links implements it.
 type LinkConsumer interface {
 	Consume(ctx context.Context, token string) (LoginLink, error)
@@ -127,13 +126,14 @@ type Config struct {
 
 	Directory     Directory
 	Entitlements  Entitlements
-	Modules       Modules
-	Notifications Notifications
+	Modules       httpapi.Modules
+	Notifications httpapi.Notifications
 	Invoices      Invoices
 	Payments      Payments
 	Tickets       Tickets
 	Contracts     Contracts
 	Events        Events
+	Webhooks      Webhooks
 	// Catalog names plans and modules and says what each plan includes.
 	Catalog *catalog.Catalog
 	// Links redeems the one-time sign-in links (a *Links).
@@ -173,7 +173,7 @@ const DefaultSessionTTL = 12 * time.Hour
 // New validates cfg and builds the portal.
 func New(ctx context.Context, cfg Config) (*Handler, error) {
 	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Modules == nil || cfg.Notifications == nil ||
-		cfg.Invoices == nil || cfg.Payments == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Events == nil || cfg.Catalog == nil ||
+		cfg.Invoices == nil || cfg.Payments == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Events == nil || cfg.Webhooks == nil || cfg.Catalog == nil ||
 		cfg.Links == nil || cfg.CSRF == nil {
 		return nil, errors.New("portal: Config needs every service, the catalog, Links and CSRF")
 	}

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/outbound"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
@@ -35,8 +38,27 @@ func newViews(base string) (*views, error) {
 		"inputID":  inputID,
 		"errID":    func(path string) string { return "err-" + inputID(path) },
 		"fieldErr": func(errs map[string]string, path string) string { return errs[path] },
-		"percent":  percent,
-		"deref":    func(p *int64) int64 { return *p },
+		// fieldErrs joins the errors of path and of its elements
+		// ("event_types", "event_types[2]").
+		"fieldErrs": func(errs map[string]string, path string) string {
+			var msgs []string
+			for _, k := range slices.Sorted(maps.Keys(errs)) {
+				if k == path || strings.HasPrefix(k, path+"[") {
+					msgs = append(msgs, errs[k])
+				}
+			}
+			return strings.Join(msgs, "; ")
+		},
+		"has":  func(set map[string]bool, k string) bool { return set[k] },
+		"join": strings.Join,
+		"last": func(as []outbound.Attempt) *outbound.Attempt {
+			if len(as) == 0 {
+				return nil
+			}
+			return &as[len(as)-1]
+		},
+		"percent": percent,
+		"deref":   func(p *int64) int64 { return *p },
 		"seq": func(n int) []int {
 			out := make([]int, n)
 			for i := range out {
@@ -49,7 +71,8 @@ func newViews(base string) (*views, error) {
 			return strings.ReplaceAll(strings.ReplaceAll(s, ".", " · "), "_", " ")
 		},
 	}
-	layout, err := template.New("layout").Funcs(funcs).ParseFS(assets, "templates/layout.html")
+	// The layout, with the partials (templates/_*.html) every page may use.
+	layout, err := template.New("layout").Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/_*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +83,7 @@ func newViews(base string) (*views, error) {
 	v := &views{pages: map[string]*template.Template{}}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if name == "layout" {
+		if name == "layout" || strings.HasPrefix(name, "_") {
 			continue
 		}
 		t, err := template.Must(layout.Clone()).ParseFS(assets, n)
@@ -124,7 +147,7 @@ type view struct {
 
 // navOf maps a page to the navigation entry it belongs to.
 func navOf(name string) string {
-	for _, prefix := range []string{"invoice", "ticket", "module", "contract", "event", "tenants"} {
+	for _, prefix := range []string{"invoice", "ticket", "module", "contract", "event", "webhook", "tenants"} {
 		if strings.HasPrefix(name, prefix) {
 			return prefix
 		}
@@ -203,6 +226,10 @@ func flashText(done string) string {
 		"rated":     "Thank you: your rating is recorded.",
 		"read":      "The notification is marked read.",
 		"allread":   "All notifications are marked read.",
+		"updated":   "The endpoint is saved.",
+		"tested":    "A test event is on its way: its delivery is listed below.",
+		"retried":   "The delivery is scheduled again.",
+		"deleted":   "The endpoint is deleted.",
 	}[done]
 }
 

@@ -60,6 +60,16 @@ func (h *Handler) table() []route {
 		{"POST", "/contracts/{id}/cancel", inTenant, tenancy.PermContractsSubmit, h.cancelContract},
 		{"GET", "/events", inTenant, tenancy.PermEventsRead, h.listEvents},
 		{"GET", "/events/{id}", inTenant, tenancy.PermEventsRead, h.showEvent},
+		{"GET", "/webhooks", inTenant, tenancy.PermWebhooksManage, h.listWebhooks},
+		{"GET", "/webhooks/new", inTenant, tenancy.PermWebhooksManage, h.newWebhook},
+		{"POST", "/webhooks", inTenant, tenancy.PermWebhooksManage, h.createWebhook},
+		{"GET", "/webhooks/{id}", inTenant, tenancy.PermWebhooksManage, h.showWebhook},
+		{"POST", "/webhooks/{id}", inTenant, tenancy.PermWebhooksManage, h.updateWebhook},
+		{"POST", "/webhooks/{id}/rotate-secret", inTenant, tenancy.PermWebhooksManage, h.rotateWebhook},
+		{"POST", "/webhooks/{id}/test", inTenant, tenancy.PermWebhooksManage, h.testWebhook},
+		{"GET", "/webhooks/{id}/delete", inTenant, tenancy.PermWebhooksManage, h.confirmDeleteWebhook},
+		{"POST", "/webhooks/{id}/delete", inTenant, tenancy.PermWebhooksManage, h.deleteWebhook},
+		{"POST", "/webhooks/{id}/deliveries/{delivery_id}/retry", inTenant, tenancy.PermWebhooksManage, h.retryDelivery},
 	}
 }
 

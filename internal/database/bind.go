@@ -99,6 +99,13 @@ type (
 	}
 )
 
+// queryBufSize is the room Scan and Exec give Bun to write a query's
+// text in: the longest of the queries every request runs (an invoice's
+// select, 23 columns) fits, so Bun writes it without growing the buffer
+// again and again (from nil: 6% of GET invoice's allocated bytes, in
+// bun.appendColumns and bytes.growSlice, bench --profile).
+const queryBufSize = 1024
+
 // Scan runs q, built on Conn(ctx, db) with a's arguments, and scans its
 // rows into dest as q.Scan(ctx, dest...) does: sql.ErrNoRows when dest
 // is a single row (not a slice) and there is none. Bun's query hooks do
@@ -111,7 +118,7 @@ func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) er
 	if !ok {
 		return fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
 	}
-	query, err := q.AppendQuery(bdb.QueryGen(), nil)
+	query, err := q.AppendQuery(bdb.QueryGen(), make([]byte, 0, queryBufSize))
 	if err != nil {
 		return err
 	}
@@ -147,7 +154,7 @@ func Exec(ctx context.Context, db bun.IDB, q execQuery, a *Args) (sql.Result, er
 	if !ok {
 		return nil, fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
 	}
-	query, err := q.AppendQuery(bdb.QueryGen(), nil)
+	query, err := q.AppendQuery(bdb.QueryGen(), make([]byte, 0, queryBufSize))
 	if err != nil {
 		return nil, err
 	}

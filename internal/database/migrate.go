@@ -61,6 +61,17 @@ func newMigrator(db *bun.DB, sources []Source) (*migrate.Migrator, error) {
 // Migrate applies every pending migration of sources, holding the
 // migration lock so that replicas starting together migrate once.
 func Migrate(ctx context.Context, db *bun.DB, sources ...Source) (applied int, err error) {
+	return MigrateWith(ctx, db, sources)
+}
+
+// Step applies the pending migrations of a schema that another tool keeps
+// (River's job tables) and returns how many it applied.
+type Step func(ctx context.Context, db *bun.DB) (int, error)
+
+// MigrateWith applies every pending migration of sources, then runs each
+// of steps, all under the migration lock: a tool whose migrator takes no
+// lock of its own is then safe to run from replicas starting together.
+func MigrateWith(ctx context.Context, db *bun.DB, sources []Source, steps ...Step) (applied int, err error) {
 	m, err := newMigrator(db, sources)
 	if err != nil {
 		return 0, err
@@ -80,7 +91,15 @@ func Migrate(ctx context.Context, db *bun.DB, sources ...Source) (applied int, e
 	if err != nil {
 		return 0, fmt.Errorf("database: migrate: %w", err)
 	}
-	return len(group.Migrations), nil
+	applied = len(group.Migrations)
+	for _, step := range steps {
+		n, err := step(ctx, db)
+		applied += n
+		if err != nil {
+			return applied, err
+		}
+	}
+	return applied, nil
 }
 
 // Pending returns how many migrations of sources are not yet applied. The

@@ -7,6 +7,7 @@ package database
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -41,19 +43,19 @@ func Open(ctx context.Context, rawURL string, opts Options) (*bun.DB, error) {
 	var db *bun.DB
 	switch {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		cfg, err := pgxConfig(rawURL)
-		if err != nil {
-			return nil, err
-		}
-		sqldb := stdlib.OpenDB(*cfg)
 		size := opts.MaxConns
 		if size <= 0 {
 			size = max(8, 4*runtime.GOMAXPROCS(0))
 		}
-		sqldb.SetMaxOpenConns(size)
-		sqldb.SetMaxIdleConns(size)
-		sqldb.SetConnMaxIdleTime(5 * time.Minute)
-		db = bun.NewDB(sqldb, pgdialect.New())
+		cfg, err := poolConfig(rawURL, size)
+		if err != nil {
+			return nil, err
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("database: connect to %s: %w", redact(rawURL), err)
+		}
+		db = bun.NewDB(openPool(pool), pgdialect.New())
 	case strings.HasPrefix(rawURL, "sqlite:"), strings.HasPrefix(rawURL, "file:"):
 		dsn, err := sqliteDSN(rawURL)
 		if err != nil {
@@ -112,6 +114,53 @@ func pgxConfig(rawURL string) (*pgx.ConnConfig, error) {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
 	return cfg, nil
+}
+
+// poolConfig is the pgx pool of size connections that rawURL names, its
+// connections configured as pgxConfig says.
+func poolConfig(rawURL string, size int) (*pgxpool.Config, error) {
+	cfg, err := pgxConfig(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("database: parse %s: %w", redact(rawURL), err)
+	}
+	pc.ConnConfig.DefaultQueryExecMode = cfg.DefaultQueryExecMode
+	pc.MaxConns = int32(size)
+	pc.MaxConnIdleTime = 5 * time.Minute
+	return pc, nil
+}
+
+// openPool serves database/sql from a pgx pool, which enforces the
+// connection limit and hands a freed connection to the longest waiter;
+// database/sql keeps no connection of its own (OpenDBFromPool sets its idle
+// limit to 0) and sets no limit. database/sql's own limit hands a freed
+// connection to a random waiter: with it, tenantkit's p99 at 64 requests
+// in flight was 2.2–5.6× the FIFO baseline's (list 5.56×, webhook 4.22×,
+// create ticket 2.62×, entitlements 2.22×); with the pool's, 0.3–1.2×
+// (1.23×, 0.29×, 1.13×, 0.88×) — one run each of
+// `cd bench && go run . --quick`, "p99 at 64 in flight". Closing the
+// sql.DB closes the pool.
+func openPool(pool *pgxpool.Pool) *sql.DB {
+	sqldb := sql.OpenDB(poolConnector{Connector: stdlib.GetPoolConnector(pool), pool: pool})
+	sqldb.SetMaxIdleConns(0)
+	return sqldb
+}
+
+// poolConnector is database/sql's connector on a pgx pool that closes the
+// pool with the sql.DB (sql.DB.Close closes a connector that is an
+// io.Closer).
+type poolConnector struct {
+	driver.Connector
+	pool *pgxpool.Pool
+}
+
+// Close closes the pool.
+func (c poolConnector) Close() error {
+	c.pool.Close()
+	return nil
 }
 
 // sqliteDSN turns "sqlite:path" into the modernc DSN with the pragmas

@@ -2,6 +2,9 @@
 // and Postgres from TENANTKIT_TEST_DATABASE_URL, else a dockertest container
 // when a Docker engine answers, else a skip that says how to enable it —
 // unless TENANTKIT_REQUIRE_POSTGRES=1, which turns the skip into a failure.
+// A database migrated with some schema also gets River's tables, as
+// tenantkit.Migrate applies them: services that enqueue webhook deliveries
+// work on it, and App.Ready finds nothing pending.
 package dbtest
 
 import (
@@ -22,6 +25,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 )
 
 // Environment variables that steer the Postgres tests.
@@ -95,7 +99,7 @@ func open(tb testing.TB, rawURL string, sources []database.Source) *bun.DB {
 	}
 	tb.Cleanup(func() { _ = db.Close() })
 	if len(sources) > 0 {
-		if _, err := database.Migrate(ctx, db, sources...); err != nil {
+		if _, err := database.MigrateWith(ctx, db, sources, riverqueue.Migrate); err != nil {
 			tb.Fatalf("dbtest: %v", err)
 		}
 	}

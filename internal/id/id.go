@@ -25,8 +25,12 @@ const (
 	// Event is tenantkit's own audit event. The payment provider's events
 	// keep their own ids (often "evt_…" too) in their own table, under a
 	// "whe_" id of ours, so the two never meet.
-	Event         = "evt"
-	RequestPrefix = "req"
+	Event = "evt"
+	// WebhookEndpoint and WebhookDelivery are the outbound webhooks'
+	// endpoints and deliveries ("whe" being the provider's events).
+	WebhookEndpoint = "wep"
+	WebhookDelivery = "whd"
+	RequestPrefix   = "req"
 )
 
 // New returns a fresh id with the given prefix, e.g. New(Invoice) = "inv_01jd…".

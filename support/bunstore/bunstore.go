@@ -101,14 +101,17 @@ func (s *Store) ListTickets(ctx context.Context, tenantID string, f support.List
 	return database.Page(rows, limit, ticketRow.ticket)
 }
 
-// UpdateTicket implements support.Store. It runs in its own transaction (a
-// savepoint inside the caller's): on Postgres SELECT … FOR UPDATE locks the
-// row until the outermost transaction ends; on SQLite the transaction
-// takes the database's write lock when it begins (see database.Open),
-// which serialises it just the same.
+// UpdateTicket implements support.Store. It joins the caller's
+// transaction, or runs in one of its own: on Postgres SELECT … FOR UPDATE
+// locks the row until the outermost transaction ends; on SQLite the
+// transaction takes the database's write lock when it begins (see
+// database.Open), which serialises it just the same. It sets no savepoint
+// (database.JoinTx): update fails before anything is written, and every
+// caller gives up when UpdateTicket fails; the savepoint's two round trips
+// were a fifth of a comment's (10 → 8 per POST /api/tickets/{id}/comments).
 func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update func(*support.Ticket) error) (support.Ticket, error) {
 	var out support.Ticket
-	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
+	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
 		db := s.conn(ctx)
 		var row ticketRow
 		a := database.NewArgs(s.db)

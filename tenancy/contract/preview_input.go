@@ -25,8 +25,9 @@ type PreviewInput struct {
 	Modules []string `json:"modules,omitempty"`
 	// Effective is when the change would take effect: next_period (the
 	// default) or immediately (prorated). Given alone, next_period previews
-	// the next period's invoice of the current contract.
-	Effective string `json:"effective,omitempty"`
+	// the next period's invoice of the current contract. Present, it must
+	// be one of the two: "" is refused like any other value.
+	Effective *string `json:"effective,omitempty"`
 }
 
 // Preview computes the tenant's next invoice from its terms and its usage
@@ -62,16 +63,19 @@ func previewChange(in PreviewInput) (*PreviewChange, error) {
 	for i, m := range in.Modules {
 		f.Text(fmt.Sprintf("modules[%d]", i), m, true, maxRefLen)
 	}
-	if in.Effective != "" && !Effective(in.Effective).Valid() {
+	if in.Effective != nil && !Effective(*in.Effective).Valid() {
 		f.OneOf("effective", string(EffectiveNextPeriod), string(EffectiveImmediately))
 	}
 	if err := f.Err(); err != nil {
 		return nil, err
 	}
-	if in.PlanID == nil && in.Seats == nil && in.Modules == nil && in.Effective == "" {
+	if in.PlanID == nil && in.Seats == nil && in.Modules == nil && in.Effective == nil {
 		return nil, nil
 	}
-	ch := &PreviewChange{Seats: in.Seats, Modules: in.Modules, Effective: Effective(in.Effective)}
+	ch := &PreviewChange{Seats: in.Seats, Modules: in.Modules}
+	if in.Effective != nil {
+		ch.Effective = Effective(*in.Effective)
+	}
 	if in.PlanID != nil {
 		ch.PlanID = *in.PlanID
 	}

@@ -386,7 +386,7 @@ func TestPreviewOnDatabase(t *testing.T) {
 		if c := e.mustContract(t, tn.ID); c.PlanID != catalog.PlanStarter || c.Seats != 4 {
 			t.Fatalf("contract after previews: got %+v, want it unchanged", c)
 		}
-		if _, err := e.svc.Preview(ctx, tn.ID, contract.PreviewInput{Effective: "later", Modules: make([]string, 51)}); err == nil {
+		if _, err := e.svc.Preview(ctx, tn.ID, contract.PreviewInput{Effective: new("later"), Modules: make([]string, 51)}); err == nil {
 			t.Fatal("invalid preview input: want an error")
 		} else if fields := fieldErrors(t, err); fields["effective"] == "" || fields["modules"] == "" {
 			t.Fatalf("invalid preview input: got fields %v, want effective and modules", fields)

@@ -33,9 +33,14 @@ const (
 	InvoicePaid              = "invoice.paid"
 	InvoicePaymentRecorded   = "invoice.payment_recorded"
 	InvoiceRefunded          = "invoice.refunded"
+	InvoicePaymentFailed     = "invoice.payment_failed"
+	InvoiceOverdue           = "invoice.overdue"
+	InvoiceReminderSent      = "invoice.reminder_sent"
 	TicketCreated            = "ticket.created"
 	TicketUpdated            = "ticket.updated"
 	TicketCommented          = "ticket.commented"
+	TicketRated              = "ticket.rated"
+	TicketSLABreached        = "ticket.sla_breached"
 	ContractRequestSubmitted = "contract_request.submitted"
 	ContractRequestCancelled = "contract_request.cancelled"
 	ContractRequestApproved  = "contract_request.approved"
@@ -49,11 +54,18 @@ const (
 	UserCreated              = "user.created"
 	EntitlementLimitSet      = "entitlement.limit_set"
 	EntitlementLimitCleared  = "entitlement.limit_cleared"
+	EntitlementThreshold     = "entitlement.threshold"
+	NotificationRead         = "notification.read"
+	NotificationReadAll      = "notification.read_all"
 	MemberAdded              = "member.added"
 	MemberRoleChanged        = "member.role_changed"
 	MemberRemoved            = "member.removed"
 	PaymentEventApplied      = "payment_event.applied"
 	PaymentEventDismissed    = "payment_event.dismissed"
+	OperatorKeyCreated       = "operator_key.created"
+	OperatorKeyRevoked       = "operator_key.revoked"
+	LoginLinkCreated         = "login_link.created"
+	SessionCreated           = "session.created"
 )
 
 // The kinds of actor an event names.
@@ -86,7 +98,9 @@ type Actor struct {
 type Resource struct {
 	// Type is the resource's kind: "invoice", "ticket", "contract_request",
 	// "module", "api_key", "tenant", "user", "entitlement" (ID: the
-	// feature), "member" (ID: the user), "payment_event".
+	// feature), "member" (ID: the user), "payment_event", "notification",
+	// "operator_key", "login_link" (ID: the user it signs in), "session"
+	// (ID: the user signed in).
 	Type string `json:"type"`
 	// ID is its id (a module's key for a module).
 	ID string `json:"id"`
@@ -159,6 +173,27 @@ type Store interface {
 type Recorder struct {
 	store Store
 	now   func() time.Time
+	// subs are told of every event Record writes (Subscribe).
+	subs []Subscriber
+}
+
+// Subscriber is told of every event a Recorder writes, on the context (and
+// so the transaction) of the change: what it writes commits or rolls back
+// with the event. package outbound subscribes to fan events out to the
+// tenants' webhook endpoints. Dispatch runs on the path of every change:
+// it must be cheap when it has nothing to do. An error fails the Record,
+// and so the change.
+type Subscriber interface {
+	Dispatch(ctx context.Context, e Event) error
+}
+
+// Subscribe makes s hear of every event r writes from now on. Subscribe
+// while wiring, before r records concurrently: it is not synchronised.
+func (r *Recorder) Subscribe(s Subscriber) {
+	if s == nil {
+		panic("event: Subscribe needs a Subscriber")
+	}
+	r.subs = append(r.subs, s)
 }
 
 // NewRecorder returns a Recorder writing to store.
@@ -172,8 +207,10 @@ func NewRecorder(store Store) *Recorder {
 // Record writes one event of type typ about the resource (resourceType,
 // resourceID) of tenantID ("" for the platform's own), with data (the
 // resource after the change, encoded as JSON) and the actor and request id
-// ctx carries (the system when it carries none). Call it with the context
-// of the change's transaction: the event commits or rolls back with it.
+// ctx carries (the system when it carries none), then tells the
+// subscribers (Subscribe). Call it with the context of the change's
+// transaction: the event, and what the subscribers write, commit or roll
+// back with it.
 func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, resourceID string, data any) error {
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -188,6 +225,11 @@ func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, reso
 	e.Actor, e.RequestID = actorOf(ctx)
 	if err := r.store.CreateEvent(ctx, e); err != nil {
 		return fmt.Errorf("event: record %s: %w", typ, err)
+	}
+	for _, s := range r.subs {
+		if err := s.Dispatch(ctx, e); err != nil {
+			return fmt.Errorf("event: dispatch %s %s: %w", typ, e.ID, err)
+		}
 	}
 	return nil
 }

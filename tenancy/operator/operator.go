@@ -111,8 +111,10 @@ type KeyStore interface {
 
 // Keys issues, lists, revokes and authenticates operator keys.
 type Keys struct {
-	store KeyStore
-	now   func() time.Time
+	store  KeyStore
+	now    func() time.Time
+	events Events
+	tx     Transactor
 }
 
 // Option configures Keys.
@@ -164,7 +166,10 @@ func (s *Keys) Create(ctx context.Context, in CreateInput) (Key, string, error) 
 		Scopes: slices.Compact(slices.Sorted(slices.Values(in.Scopes))),
 		Prefix: secret[:len(KeyPrefix)+6], CreatedAt: s.clock(),
 	}
-	if err := s.store.CreateOperatorKey(ctx, k, tenancy.HashSecret(secret)); err != nil {
+	_, err = s.change(ctx, eventCreated, func(ctx context.Context) (Key, bool, error) {
+		return k, true, s.store.CreateOperatorKey(ctx, k, tenancy.HashSecret(secret))
+	})
+	if err != nil {
 		return Key{}, "", fmt.Errorf("operator: create key: %w", err)
 	}
 	return k, secret, nil
@@ -192,13 +197,17 @@ func (s *Keys) List(ctx context.Context, f Filter) ([]Key, bool, error) {
 }
 
 // Revoke revokes a key and returns it; requests with it fail from then
-// on. Revoking a revoked key changes nothing. tenancy.ErrNotFound for an
+// on. Revoking a revoked key changes nothing (and records no event). tenancy.ErrNotFound for an
 // unknown key.
 func (s *Keys) Revoke(ctx context.Context, keyID string) (Key, error) {
 	if !id.Valid(id.OperatorKey, keyID) {
 		return Key{}, fmt.Errorf("operator: revoke key %q: %w", keyID, tenancy.ErrNotFound)
 	}
-	k, err := s.store.RevokeOperatorKey(ctx, keyID, s.clock())
+	at := s.clock()
+	k, err := s.change(ctx, eventRevoked, func(ctx context.Context) (Key, bool, error) {
+		k, err := s.store.RevokeOperatorKey(ctx, keyID, at)
+		return k, err == nil && k.RevokedAt != nil && k.RevokedAt.Equal(at), err
+	})
 	if err != nil {
 		return Key{}, fmt.Errorf("operator: revoke key %s: %w", keyID, err)
 	}

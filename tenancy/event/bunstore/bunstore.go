@@ -71,18 +71,20 @@ func (r row) event() (event.Event, error) {
 	if r.TenantID != nil {
 		e.TenantID = *r.TenantID
 	}
-	if !json.Valid(e.Data) {
-		return event.Event{}, database.Wrap(errInvalidData)
-	}
+	// Data is not checked here: CreateEvent checks it on the way in, once
+	// per event, where checking every row read cost 8.5% of the server's
+	// CPU on GET /api/events (bench --profile, events list).
 	return e, nil
 }
 
-// errInvalidData is a stored event whose data is not JSON: a corrupt row.
-var errInvalidData = errors.New("event: stored data is not JSON")
+// errInvalidData is an event whose data is not JSON, which CreateEvent
+// refuses to store.
+var errInvalidData = errors.New("event: data is not JSON")
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
 
-// CreateEvent implements event.Store.
+// CreateEvent implements event.Store. It refuses data that is not JSON
+// (errInvalidData): the rows it writes are read back unchecked.
 func (s *Store) CreateEvent(ctx context.Context, e event.Event) error {
 	r := row{
 		ID: e.ID, Type: e.Type,
@@ -93,6 +95,8 @@ func (s *Store) CreateEvent(ctx context.Context, e event.Event) error {
 	}
 	if len(e.Data) == 0 {
 		r.Data = "null"
+	} else if !json.Valid(e.Data) {
+		return errInvalidData
 	}
 	if e.TenantID != "" {
 		t := e.TenantID

@@ -2,12 +2,16 @@ package bunstore_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/event/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/event/eventtest"
 )
@@ -22,5 +26,24 @@ func TestStore(t *testing.T) {
 			}
 			return eventtest.Backend{Store: bunstore.New(db), InTx: database.NewTransactor(db).InTx}
 		})
+	}, bunstore.Migrations())
+}
+
+// TestCreateEventRefusesDataThatIsNotJSON: the store reads rows back
+// unchecked, so it checks the data on the way in.
+func TestCreateEventRefusesDataThatIsNotJSON(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		s := bunstore.New(db)
+		for _, data := range []string{`{"total":`, `not json`} {
+			e := event.Event{ID: id.New(id.Event), Type: "invoice.created", TenantID: "ten_00000000000000000000000001",
+				Actor: event.Actor{Type: event.ActorSystem}, Resource: event.Resource{Type: "invoice", ID: "inv_1"},
+				Data: json.RawMessage(data), CreatedAt: time.Now()}
+			if err := s.CreateEvent(t.Context(), e); err == nil {
+				t.Errorf("CreateEvent with data %q = nil, want an error", data)
+			}
+			if _, err := s.Event(t.Context(), "", e.ID); err == nil {
+				t.Errorf("event with data %q was stored", data)
+			}
+		}
 	}, bunstore.Migrations())
 }

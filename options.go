@@ -1,0 +1,65 @@
+package tenantkit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tenantkit/tenantkit/outbound"
+	"github.com/tenantkit/tenantkit/outbound/riverqueue"
+)
+
+// Option tunes what New builds.
+type Option func(*options)
+
+type options struct {
+	secretKey    []byte
+	webhookAllow []string
+	outbound     []outbound.Option
+	deliveries   riverqueue.Options
+}
+
+// WithSecretKey is the server key (outbound.KeyBytes = 32 bytes) that
+// encrypts the outbound webhook endpoints' signing secrets at rest
+// (AES-256-GCM). Every replica needs the same one, kept as carefully as
+// the database's password; generate it with `openssl rand -base64 32`.
+// Without it, creating an endpoint answers 501.
+func WithSecretKey(key []byte) Option {
+	return func(o *options) { o.secretKey = append([]byte(nil), key...) }
+}
+
+// WithWebhookAllow lets outbound webhooks reach the listed hosts and
+// ranges (names, addresses, CIDRs) although they are not public, and over
+// plain http (local development, tests). By default endpoints must be
+// https URLs resolving to public addresses only.
+func WithWebhookAllow(hostsOrCIDRs ...string) Option {
+	return func(o *options) { o.webhookAllow = append(o.webhookAllow, hostsOrCIDRs...) }
+}
+
+// WithOutbound passes options to the outbound webhooks' service
+// (App.Outbound): its retry schedule (outbound.WithSchedule), how long an
+// endpoint may fail before it is disabled (outbound.WithDisableAfter), its
+// clock or HTTP client. They apply after New's own (the guard of
+// WithWebhookAllow, the sealer of WithSecretKey, the event recorder and
+// the notifier).
+func WithOutbound(opts ...outbound.Option) Option {
+	return func(o *options) { o.outbound = append(o.outbound, opts...) }
+}
+
+// WithDeliveries sets the options of the delivery queue (App.Deliveries):
+// workers per replica, the attempt timeout and lease, the poll interval,
+// the logger.
+func WithDeliveries(q riverqueue.Options) Option {
+	return func(o *options) { o.deliveries = q }
+}
+
+// deliveryAttempter makes the queue's attempts with the App's outbound
+// service, looked up at each attempt: the queue and the service each need
+// the other, so the queue is built first and the service after it.
+type deliveryAttempter struct{ app *App }
+
+func (d deliveryAttempter) Attempt(ctx context.Context, deliveryID string) (outbound.Outcome, error) {
+	if d.app.Outbound == nil {
+		return outbound.Outcome{}, fmt.Errorf("tenantkit: no outbound service to attempt delivery %s", deliveryID)
+	}
+	return d.app.Outbound.Attempt(ctx, deliveryID)
+}

@@ -1,0 +1,28 @@
+package bunstore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/outbound/bunstore"
+	"github.com/tenantkit/tenantkit/outbound/outboundtest"
+)
+
+// TestStore runs the outbound.Store conformance suite on SQLite and
+// Postgres, the tables emptied before each case.
+func TestStore(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		outboundtest.Run(t, func(t *testing.T) outboundtest.Backend {
+			for _, table := range []string{"webhook_attempts", "webhook_deliveries", "webhook_endpoints"} {
+				if _, err := db.NewDelete().TableExpr(table).Where("TRUE").Exec(context.Background()); err != nil {
+					t.Fatalf("empty %s: %v", table, err)
+				}
+			}
+			return outboundtest.Backend{Store: bunstore.New(db), InTx: database.NewTransactor(db).InTx}
+		})
+	}, bunstore.Migrations())
+}

@@ -1,0 +1,77 @@
+package event
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// memStore is an event Store in memory, for the Recorder's own tests.
+type memStore struct {
+	events []Event
+	err    error
+}
+
+func (m *memStore) CreateEvent(_ context.Context, e Event) error {
+	if m.err != nil {
+		return m.err
+	}
+	m.events = append(m.events, e)
+	return nil
+}
+func (m *memStore) Event(context.Context, string, string) (Event, error) { return Event{}, ErrNotFound }
+func (m *memStore) Events(context.Context, Filter) ([]Event, bool, error) {
+	return m.events, false, nil
+}
+func (m *memStore) PruneEvents(context.Context, time.Time) (int64, error) { return 0, nil }
+
+// subFunc is a Subscriber made of a function.
+type subFunc func(ctx context.Context, e Event) error
+
+func (f subFunc) Dispatch(ctx context.Context, e Event) error { return f(ctx, e) }
+
+type ctxKey struct{}
+
+func TestRecorderSubscribers(t *testing.T) {
+	t.Run("OK", func(t *testing.T) {
+		store := &memStore{}
+		r := NewRecorder(store)
+		var got []Event
+		r.Subscribe(subFunc(func(ctx context.Context, e Event) error {
+			if ctx.Value(ctxKey{}) != "tx" {
+				t.Errorf("subscriber got another context")
+			}
+			if len(store.events) != 1 {
+				t.Errorf("subscriber called before the event was stored")
+			}
+			got = append(got, e)
+			return nil
+		}))
+		ctx := context.WithValue(context.Background(), ctxKey{}, "tx")
+		if err := r.Record(ctx, "ten_1", InvoicePaid, "invoice", "inv_1", map[string]int{"total": 1}); err != nil {
+			t.Fatalf("Record: %v", err)
+		}
+		if len(got) != 1 || got[0].ID != store.events[0].ID || got[0].Type != InvoicePaid || string(got[0].Data) != `{"total":1}` {
+			t.Fatalf("subscriber got %+v, want the stored event %+v", got, store.events)
+		}
+	})
+	t.Run("ErrFailsRecord", func(t *testing.T) {
+		r := NewRecorder(&memStore{})
+		boom := errors.New("boom")
+		r.Subscribe(subFunc(func(context.Context, Event) error { return boom }))
+		if err := r.Record(context.Background(), "ten_1", InvoicePaid, "invoice", "inv_1", nil); !errors.Is(err, boom) {
+			t.Fatalf("Record = %v, want the subscriber's error", err)
+		}
+	})
+	t.Run("StoreErrSkipsSubscribers", func(t *testing.T) {
+		r := NewRecorder(&memStore{err: errors.New("down")})
+		r.Subscribe(subFunc(func(context.Context, Event) error {
+			t.Errorf("subscriber called for an event that was not stored")
+			return nil
+		}))
+		if err := r.Record(context.Background(), "ten_1", InvoicePaid, "invoice", "inv_1", nil); err == nil {
+			t.Fatalf("Record = nil, want the store's error")
+		}
+	})
+}

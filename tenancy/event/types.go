@@ -1,0 +1,48 @@
+package event
+
+import "slices"
+
+// The types of the events of outbound webhook endpoints (package
+// outbound). Their data is the endpoint as the API shows it: never its
+// secret.
+const (
+	WebhookEndpointCreated       = "webhook_endpoint.created"
+	WebhookEndpointUpdated       = "webhook_endpoint.updated"
+	WebhookEndpointDeleted       = "webhook_endpoint.deleted"
+	WebhookEndpointSecretRotated = "webhook_endpoint.secret_rotated"
+	// WebhookEndpointDisabled: deliveries failed for too long and the
+	// endpoint was switched off.
+	WebhookEndpointDisabled = "webhook_endpoint.disabled"
+)
+
+// Types returns every event type tenantkit records, sorted: the values a
+// webhook endpoint's event_types filter accepts. A new type constant
+// belongs in this list too (TestTypesListsEveryConstant checks it).
+func Types() []string { return slices.Clone(types) }
+
+// types is Types' list, sorted once.
+var types = func() []string {
+	ts := []string{
+		InvoiceCreated, InvoiceUpdated, InvoiceDeleted, InvoiceFinalized, InvoiceVoided,
+		InvoiceUncollectible, InvoicePaid, InvoicePaymentRecorded, InvoiceRefunded,
+		TicketCreated, TicketUpdated, TicketCommented,
+		ContractRequestSubmitted, ContractRequestCancelled, ContractRequestApproved,
+		ContractRequestRejected, ContractRequestApplied,
+		ModuleToggled, APIKeyCreated, APIKeyRevoked, TenantCreated, TenantPlanChanged, UserCreated,
+		EntitlementLimitSet, EntitlementLimitCleared, MemberAdded, MemberRoleChanged, MemberRemoved,
+		PaymentEventApplied, PaymentEventDismissed,
+		InvoicePaymentFailed, InvoiceOverdue, InvoiceReminderSent, TicketRated, TicketSLABreached,
+		EntitlementThreshold, NotificationRead, NotificationReadAll, OperatorKeyCreated, OperatorKeyRevoked,
+		LoginLinkCreated, SessionCreated,
+		WebhookEndpointCreated, WebhookEndpointUpdated, WebhookEndpointDeleted,
+		WebhookEndpointSecretRotated, WebhookEndpointDisabled,
+	}
+	slices.Sort(ts)
+	return ts
+}()
+
+// IsType reports whether typ is one of Types.
+func IsType(typ string) bool {
+	_, found := slices.BinarySearch(types, typ)
+	return found
+}
