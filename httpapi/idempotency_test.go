@@ -124,7 +124,7 @@ func TestIdempotencyRetryWhileRunning(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		// The first request is held just before it stores its response:
 		// its ticket is created, its transaction still open.
-		hold := newHoldQuery(`UPDATE "idempotency_keys"`)
+		hold := newHoldQuery(`INSERT INTO "idempotency_keys"`)
 		e.db.AddQueryHook(hold)
 		released := false
 		releaseFirst := func() {
