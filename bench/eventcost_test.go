@@ -74,3 +74,24 @@ func TestSelectEventCostEndpoints(t *testing.T) {
 		})
 	}
 }
+
+func TestMedianOf(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+		want float64
+	}{
+		{"None", nil, 0},
+		{"One", []float64{0.2}, 0.2},
+		{"OddUnsorted", []float64{0.368, 0.093, 0.121}, 0.121},
+		{"EvenAveragesTheMiddle", []float64{0.12, -0.01, 0.30, 0.08}, 0.10},
+		{"OutlierCannotDrag", []float64{0.09, 0.10, 0.11, 0.95, 0.08, 0.10}, 0.10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := medianOf(tt.xs); math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("medianOf(%v) = %v, want %v", tt.xs, got, tt.want)
+			}
+		})
+	}
+}

@@ -16,7 +16,7 @@ import (
 
 // sqlEventInsert is the event log's insert (tenancy/event/bunstore): every
 // mutation writes one in its transaction.
-const sqlEventInsert = `INSERT INTO "events" ("id", "tenant_id", "type", "actor_type", "actor_id", "credential_id", "auth_method", "client_ip", "request_id", "resource_type", "resource_id", "data", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING "id", "tenant_id", "type", "actor_type", "actor_id", "credential_id", "auth_method", "client_ip", "request_id", "resource_type", "resource_id", "data", "created_at"`
+const sqlEventInsert = `INSERT INTO "events" ("id", "tenant_id", "type", "actor_type", "actor_id", "credential_id", "auth_method", "client_ip", "request_id", "resource_type", "resource_id", "data", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 // actor is who an event says made the change: a caller's key, or the
 // system (the payment provider's webhook) when c is nil.

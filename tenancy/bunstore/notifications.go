@@ -60,7 +60,7 @@ func (s *Store) CreateNotification(ctx context.Context, n tenancy.Notification, 
 		row.DedupeKey = &key
 	}
 	a := database.NewArgs(s.db)
-	res, err := database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row).On("CONFLICT DO NOTHING"), a)
+	res, err := database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row).On("CONFLICT DO NOTHING").Returning("NULL"), a)
 	return affected(res, err, tenancy.ErrConflict)
 }
 
