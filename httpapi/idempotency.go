@@ -58,12 +58,15 @@ var (
 // transaction in fn's context: a store of your own on Bun begins it with
 // tenantkit.NewTransactor(db).InTx, as the built-in one does.
 type IdempotencyStore interface {
-	// Do claims scope for requestHash and runs fn in the same transaction
-	// as the claim, storing fn's response with it, so that the work and the
-	// record commit together or not at all. When the key was already used
-	// within ttl with the same hash, Do returns the stored response and
-	// replayed=true without calling fn. fn's error rolls everything back.
-	// Errors: ErrIdempotencyKeyReused, ErrIdempotencyInProgress.
+	// Do runs fn under scope for requestHash and stores fn's response in
+	// fn's transaction, so that the work and the record commit together or
+	// not at all; while fn runs, another Do of scope gets
+	// ErrIdempotencyInProgress at once, and a request that ends without
+	// committing (an error, a killed process) leaves the key free. When
+	// the key was already used within ttl with the same hash, Do returns
+	// the stored response and replayed=true without calling fn. fn's error
+	// rolls everything back. Errors: ErrIdempotencyKeyReused,
+	// ErrIdempotencyInProgress.
 	Do(ctx context.Context, scope IdempotencyScope, requestHash string, ttl time.Duration,
 		fn func(ctx context.Context) (StoredResponse, error)) (resp StoredResponse, replayed bool, err error)
 }
