@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -186,11 +185,7 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) {
 		respondError(w, err)
 		return
 	}
-	sql, args := `SELECT `+eventColumns+` FROM "events" AS "row" WHERE (tenant_id = $1)`, []any{c.tenantID}
-	if before != "" {
-		sql, args = sql+` AND (id < $2)`, append(args, before)
-	}
-	sql += ` ORDER BY id DESC LIMIT ` + strconv.Itoa(limit+1)
+	sql, args := keysetPage(`SELECT `+eventColumns+` FROM "events" AS "row"`, c.tenantID, before, limit)
 	page := make([]storedEvent, 0, limit+1)
 	err = collect(r.Context(), s.db, sql, args, func(rows pgx.Rows) error {
 		var (

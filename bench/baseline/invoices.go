@@ -148,6 +148,18 @@ func writePage[T any](w http.ResponseWriter, page []T, limit int, id func(T) str
 	writeJSON(w, http.StatusOK, resp)
 }
 
+// keysetPage is the keyset query of a tenant's page as tenantkit's stores
+// write it: selectFrom, then WHERE (tenant_id = $1) [AND (id < $2)]
+// ORDER BY id DESC and the LIMIT (limit+1, to see whether a next page
+// exists) written in as Bun writes it.
+func keysetPage(selectFrom, tenantID, before string, limit int) (string, []any) {
+	sql, args := selectFrom+` WHERE (tenant_id = $1)`, []any{tenantID}
+	if before != "" {
+		sql, args = sql+` AND (id < $2)`, append(args, before)
+	}
+	return sql + ` ORDER BY id DESC LIMIT ` + strconv.Itoa(limit+1), args
+}
+
 // listInvoices answers GET /api/v1/collections/invoices with billing's
 // keyset query: tenant_id = $1 [AND id < $2] ORDER BY id DESC, its LIMIT
 // written in as Bun writes it (one statement per page size, planned for
@@ -163,11 +175,7 @@ func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) {
 		respondError(w, err)
 		return
 	}
-	sql, args := `SELECT `+invoiceColumns+` FROM "invoices" AS "invoice_row" WHERE (tenant_id = $1)`, []any{c.tenantID}
-	if before != "" {
-		sql, args = sql+` AND (id < $2)`, append(args, before)
-	}
-	sql += ` ORDER BY id DESC LIMIT ` + strconv.Itoa(limit+1)
+	sql, args := keysetPage(`SELECT `+invoiceColumns+` FROM "invoices" AS "invoice_row"`, c.tenantID, before, limit)
 	page := make([]invoice, 0, limit+1)
 	if err := collect(r.Context(), s.db, sql, args, func(rows pgx.Rows) error {
 		inv, err := scanInvoice(rows)

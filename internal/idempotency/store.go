@@ -53,7 +53,7 @@ type keyRow struct {
 }
 
 // errDecided carries out of the transaction an outcome found inside it:
-// the key's request finished between the first look and the lock.
+// the key's response, or ErrKeyReused, which roll the transaction back.
 type errDecided struct {
 	resp     Response
 	replayed bool
@@ -70,7 +70,8 @@ func (e *errDecided) Error() string { return "idempotency: decided under the loc
 // the request: a map entry in this process, and on Postgres also a
 // transaction-scoped advisory lock, which other replicas see. A retry
 // meanwhile gets ErrInProgress at once instead of queuing behind the
-// first request's locks. Nothing about a running request is committed,
+// first request's locks; the key's row is read only under the lock, in
+// the transaction that will write it. Nothing about a running request is committed,
 // so a request that fails, or whose process dies, or whose database
 // connection is cut, leaves its key free, and the retry simply runs. On
 // SQLite, processes sharing one file are serialised by its write lock,
@@ -80,11 +81,6 @@ func (e *errDecided) Error() string { return "idempotency: decided under the loc
 func (s *Store) Do(ctx context.Context, scope Scope, requestHash string, ttl time.Duration,
 	fn func(ctx context.Context) (Response, error)) (Response, bool, error) {
 	now := s.now().UTC()
-	// Look before locking: a plain read, which never waits for a running
-	// request's transaction, and serves replays without a transaction.
-	if resp, replayed, decided, err := s.lookup(ctx, s.db, scope, requestHash, now, ttl); decided {
-		return resp, replayed, err
-	}
 	lock := lockKey(scope)
 	if _, running := s.local.LoadOrStore(lock, struct{}{}); running {
 		return Response{}, false, ErrInProgress
@@ -103,7 +99,8 @@ func (s *Store) Do(ctx context.Context, scope Scope, requestHash string, ttl tim
 				return ErrInProgress // another replica runs it
 			}
 		}
-		// The first request may have finished between the look and the lock.
+		// Under the lock, the key's row is final: a response to replay, or
+		// none (or an expired one) and the key is this request's.
 		if r, replayed, decided, err := s.lookup(ctx, conn, scope, requestHash, now, ttl); decided {
 			return &errDecided{resp: r, replayed: replayed, err: err}
 		}
@@ -134,7 +131,8 @@ func lockKey(scope Scope) int64 {
 	return int64(h.Sum64())
 }
 
-// lookup reads scope's row on db and decides from it alone: decided is
+// lookup reads scope's row on db (the transaction holding the key's lock)
+// and decides from it alone: decided is
 // false when the key is free (no row, an expired one, or a claim an
 // earlier version left behind); else the outcome is the stored response
 // to replay, ErrKeyReused (or the read's failure).

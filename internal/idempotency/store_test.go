@@ -168,13 +168,21 @@ func TestStore(t *testing.T) {
 				first <- err
 			}()
 			pid := <-running
+			released := false
+			defer func() { // a failed check must not leave the first request waiting
+				if !released {
+					close(release)
+				}
+			}()
 			replica := idempotency.New(db)
 			if _, _, err := replica.Do(ctx, sc, "h", time.Hour, created); !errors.Is(err, idempotency.ErrInProgress) {
 				t.Fatalf("other replica while the first runs: %v, want ErrInProgress", err)
 			}
 			// The first replica's connection dies (its process was killed):
 			// its transaction and lock go with it, and the retry runs now.
-			_, err := db.ExecContext(ctx, "SELECT pg_terminate_backend(?)", pid)
+			// (pg_terminate_backend with a timeout waits until the backend
+			// has gone, as a killed client's backend goes once it reads EOF.)
+			_, err := db.ExecContext(ctx, "SELECT pg_terminate_backend(?, 5000)", pid)
 			check(t, err)
 			resp, replayed, err := replica.Do(ctx, sc, "h", time.Hour, func(context.Context) (idempotency.Response, error) {
 				return idempotency.Response{Status: 201, Body: []byte("second")}, nil
@@ -183,6 +191,7 @@ func TestStore(t *testing.T) {
 				t.Fatalf("retry after the first's connection died = %+v %v %v, want a fresh run", resp, replayed, err)
 			}
 			close(release)
+			released = true
 			if err := <-first; err == nil {
 				t.Fatal("the first request stored its response over a dead connection")
 			}

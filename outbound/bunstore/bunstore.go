@@ -34,13 +34,7 @@ var migrationsFS embed.FS
 // Migrations returns the tables webhook_endpoints, webhook_deliveries and
 // webhook_attempts for both dialects (folders "postgres" and "sqlite"),
 // for database.Migrate.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationsFS, "migrations")
-	if err != nil {
-		panic(err) // the folder is embedded above; unreachable
-	}
-	return sub
-}
+func Migrations() fs.FS { return database.Embedded(migrationsFS) }
 
 type endpointRow struct {
 	bun.BaseModel           `bun:"table:webhook_endpoints"`

@@ -54,13 +54,7 @@ var migrationsFS embed.FS
 // dialects (folders "postgres" and "sqlite"), for database.Migrate. It
 // must be applied before any other domain's migrations, which reference
 // its tables.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationsFS, "migrations")
-	if err != nil {
-		panic(err) // the folder is embedded above; unreachable
-	}
-	return sub
-}
+func Migrations() fs.FS { return database.Embedded(migrationsFS) }
 
 // translate turns driver errors into the domain's sentinels.
 func translate(err error) error {

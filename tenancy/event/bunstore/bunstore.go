@@ -33,13 +33,7 @@ var migrationsFS embed.FS
 
 // Migrations returns the events table for both dialects (folders
 // "postgres" and "sqlite"), for database.Migrate.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationsFS, "migrations")
-	if err != nil {
-		panic(err) // the folder is embedded above; unreachable
-	}
-	return sub
-}
+func Migrations() fs.FS { return database.Embedded(migrationsFS) }
 
 type row struct {
 	bun.BaseModel `bun:"table:events"`
