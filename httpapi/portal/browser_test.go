@@ -2,14 +2,19 @@ package portal_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -19,9 +24,56 @@ import (
 )
 
 // browser starts headless Chromium for one test, failing the test on any
-// console error or uncaught exception. Without Chromium the test skips,
+// error the page reports (see watch). Without Chromium the test skips,
 // unless TENANTKIT_REQUIRE_BROWSER=1.
 func browser(t *testing.T) context.Context {
+	t.Helper()
+	ctx, _ := launch(t)
+	return ctx
+}
+
+// console collects the errors a page reports, as text.
+type console struct {
+	mu       sync.Mutex
+	problems []string
+}
+
+func (c *console) add(p string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.problems = append(c.problems, p)
+}
+
+// take returns the errors collected so far and forgets them.
+func (c *console) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ps := c.problems
+	c.problems = nil
+	return ps
+}
+
+// expect waits for an error containing want, which the test caused on
+// purpose, and removes it from c; the test fails if none comes.
+func (c *console) expect(t *testing.T, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		c.mu.Lock()
+		i := slices.IndexFunc(c.problems, func(p string) bool { return strings.Contains(p, want) })
+		if i >= 0 {
+			c.problems = slices.Delete(c.problems, i, i+1)
+		}
+		c.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+	}
+	t.Errorf("browser: no error containing %q reported", want)
+}
+
+// launch is browser, also returning the console it watches; what is left
+// in the console when the test ends fails it.
+func launch(t *testing.T) (context.Context, *console) {
 	t.Helper()
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -44,41 +96,95 @@ func browser(t *testing.T) context.Context {
 	// Newer Chromium sends events this client does not know; say nothing.
 	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...interface{}) {}))
 	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	var mu sync.Mutex
-	var problems []string
-	if err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start Chromium: %v", err)
-	}
-	chromedp.ListenTarget(ctx, func(ev interface{}) {
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.APITypeError {
-				mu.Lock()
-				problems = append(problems, "console error")
-				mu.Unlock()
-			}
-		case *runtime.EventExceptionThrown:
-			mu.Lock()
-			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
-			mu.Unlock()
-		}
-	})
+	c := &console{}
 	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range problems {
+		for _, p := range c.take() {
 			t.Errorf("browser: %s", p)
 		}
 		cancelT()
 		cancelC()
 		cancelA()
 	})
-	return ctx
+	if err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	if err := watch(ctx, c); err != nil {
+		t.Fatalf("watch Chromium's console: %v", err)
+	}
+	return ctx, c
+}
+
+// watch adds to c every error the page in ctx reports: console.error
+// calls, uncaught exceptions, and the browser's own log entries of level
+// error (a Content-Security-Policy violation, a resource that failed to
+// load), each with its message.
+func watch(ctx context.Context, c *console) error {
+	chromedp.ListenTarget(ctx, func(ev interface{}) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError {
+				var args []string
+				for _, a := range ev.Args {
+					if a.Value != nil {
+						args = append(args, string(a.Value))
+					} else {
+						args = append(args, a.Description)
+					}
+				}
+				c.add("console.error: " + strings.Join(args, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			msg := ev.ExceptionDetails.Text
+			if ex := ev.ExceptionDetails.Exception; ex != nil && ex.Description != "" {
+				msg += " " + ex.Description
+			}
+			c.add("exception: " + msg)
+		case *cdplog.EventEntryAdded:
+			if e := ev.Entry; e.Level == cdplog.LevelError {
+				c.add(fmt.Sprintf("%s error: %s (%s)", e.Source, e.Text, e.URL))
+			}
+		}
+	})
+	// chromedp enables the log domain when it attaches; enabling it again
+	// here keeps the check from depending on that.
+	return chromedp.Run(ctx, cdplog.Enable())
+}
+
+// TestBrowserReportsPageErrors: the console check catches each kind of
+// error a page can report, with its message, so that the browser tests
+// fail on them.
+func TestBrowserReportsPageErrors(t *testing.T) {
+	ctx, c := launch(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:")
+		fmt.Fprint(w, `<!doctype html><title>x</title><link rel="icon" href="data:,"><h1>x</h1>`+
+			`<script>document.title = "inline"</script>`+
+			`<img src="/missing.png" alt="">`+
+			`<script src="/app.js"></script>`)
+	})
+	mux.HandleFunc("GET /app.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `console.error("console says boom"); throw new Error("thrown kaboom");`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(`h1`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"security error: Executing inline script violates the following Content Security Policy directive",
+		"network error: Failed to load resource: the server responded with a status of 404 (Not Found) (" + srv.URL + "/missing.png)",
+		`console.error: "console says boom"`,
+		"exception: Uncaught Error: thrown kaboom",
+	} {
+		c.expect(t, want)
+	}
 }
 
 // docShots are the screenshots docs/portal.md shows.
 var docShots = map[string]bool{"portal-dashboard": true, "portal-invoice-new": true, "portal-invoice": true,
-	"portal-ticket": true, "portal-375-ticket": true, "portal-webhooks": true}
+	"portal-ticket": true, "portal-375-ticket": true, "portal-contracts": true, "portal-webhooks": true}
 
 // screenshot saves the page under the test's temp dir (and, with
 // TENANTKIT_SCREENSHOTS=dir, the ones the docs show there too).
@@ -103,7 +209,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 }
 
 func TestBrowser(t *testing.T) {
-	ctx := browser(t)
+	ctx, cons := launch(t)
 	db := dbtest.SQLite(t, tenantkit.Schema()...)
 	app, err := tenantkit.New(db, defaultCatalog())
 	if err != nil {
@@ -158,6 +264,7 @@ func TestBrowser(t *testing.T) {
 	if text != "open" {
 		t.Fatalf("status after finalize %q", text)
 	}
+	screenshot(t, ctx, "portal-invoice")
 	var invoiceURL string
 	run("invoice address", chromedp.Location(&invoiceURL))
 	run("events", chromedp.Navigate(e.srv.URL+"/portal/events?type=invoice.created"),
@@ -165,7 +272,7 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(text, "invoice.created") || !strings.Contains(text, "user ") {
 		t.Fatalf("events page row %q, want the invoice.created event by a user", text)
 	}
-	screenshot(t, ctx, "portal-invoice")
+	screenshot(t, ctx, "portal-events")
 
 	run("ticket", chromedp.Navigate(e.srv.URL+"/portal/tickets/new"),
 		chromedp.SendKeys(`#subject`, "Export fails", chromedp.ByID),
@@ -204,6 +311,8 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(text, "CSRF") {
 		t.Fatalf("form without token: page says %q", text)
 	}
+	// The refusal is a 403 answer, which Chromium reports as a failed load.
+	cons.expect(t, "status of 403 (Forbidden) ("+e.srv.URL+"/portal/tickets)")
 	screenshot(t, ctx, "portal-csrf-refused")
 
 	// At phone width (375 px) no main page scrolls sideways.
@@ -212,7 +321,11 @@ func TestBrowser(t *testing.T) {
 		{"dashboard", e.srv.URL + "/portal/"},
 		{"invoices", e.srv.URL + "/portal/invoices"},
 		{"invoice", strings.Split(invoiceURL, "?")[0]},
+		{"tickets", e.srv.URL + "/portal/tickets"},
 		{"ticket", strings.Split(ticketURL, "?")[0]},
+		{"contracts", e.srv.URL + "/portal/contracts"},
+		{"modules", e.srv.URL + "/portal/modules"},
+		{"events", e.srv.URL + "/portal/events"},
 	} {
 		var width int
 		run(p.name+" at 375 px", chromedp.Navigate(p.url), chromedp.WaitVisible(`main h1`, chromedp.ByQuery),

@@ -155,6 +155,10 @@ func TestPortal(t *testing.T) {
 			if !strings.Contains(body, `id="invoice-total">26.50 USD<`) {
 				t.Fatalf("total not 26.50 USD:\n%s", body)
 			}
+			// Tax rates in the unit the form took them: percent.
+			if !strings.Contains(body, `<td class="num">10%</td>`) || strings.Contains(body, "bps") {
+				t.Errorf("the line's tax is not shown as 10%%:\n%s", body)
+			}
 			id := body[strings.Index(body, "/portal/invoices/inv_")+len("/portal/invoices/"):]
 			id = id[:strings.Index(id, "/")]
 			body = c.post("/portal/invoices/"+id+"/finalize", url.Values{"csrf_token": {c.csrf()}}, http.StatusOK)

@@ -58,6 +58,7 @@ func newViews(base string) (*views, error) {
 			return &as[len(as)-1]
 		},
 		"percent": percent,
+		"taxRate": taxRate,
 		"deref":   func(p *int64) int64 { return *p },
 		"seq": func(n int) []int {
 			out := make([]int, n)
@@ -123,6 +124,16 @@ func percent(usage int64, limit *int64) int64 {
 	}
 	p := usage * 100 / *limit
 	return min(p, 100)
+}
+
+// taxRate shows a tax rate in basis points as the invoice form takes it,
+// a percentage: 1000 → "10%", 825 → "8.25%", 850 → "8.5%".
+// Rates are 0 to 10000 bps (billing.MaxTaxRateBps).
+func taxRate(bps int) string {
+	if bps%100 == 0 {
+		return fmt.Sprintf("%d%%", bps/100)
+	}
+	return strings.TrimRight(fmt.Sprintf("%d.%02d", bps/100, bps%100), "0") + "%"
 }
 
 // view is what every page template gets.

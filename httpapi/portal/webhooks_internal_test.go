@@ -52,6 +52,12 @@ func TestEndpointFormTypes(t *testing.T) {
 // member who may manage webhooks.
 func renderPage(t *testing.T, name string, data any, errs map[string]string) string {
 	t.Helper()
+	return renderPageAs(t, name, data, errs, map[string]bool{"webhooks:manage": true})
+}
+
+// renderPageAs is renderPage for a member holding the permissions can.
+func renderPageAs(t *testing.T, name string, data any, errs map[string]string, can map[string]bool) string {
+	t.Helper()
 	vs, err := newViews("/portal")
 	if err != nil {
 		t.Fatal(err)
@@ -60,8 +66,7 @@ func renderPage(t *testing.T, name string, data any, errs map[string]string) str
 		errs = map[string]string{}
 	}
 	var buf bytes.Buffer
-	v := view{Title: "T", Nav: navOf(name), CSRF: "tok", Data: data, Errors: errs,
-		Can: map[string]bool{"webhooks:manage": true}}
+	v := view{Title: "T", Nav: navOf(name), CSRF: "tok", Data: data, Errors: errs, Can: can}
 	if err := vs.pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
 		t.Fatal(err)
 	}
