@@ -121,7 +121,7 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 		opt(&o)
 	}
 	tx := NewTransactor(db)
-	events := eventstore.New(db)
+	events := eventstore.New(db, eventstore.WithSubscribers(outboundstore.EndpointsExist))
 	rec := event.NewRecorder(events)
 	tenants := tenancystore.New(db)
 	ten := tenancy.New(tenants.Stores(), tx, cat, tenancy.WithEvents(rec))

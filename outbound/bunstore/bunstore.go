@@ -28,6 +28,13 @@ var _ outbound.Store = (*Store)(nil)
 // New returns the Store on db. Apply Migrations first.
 func New(db bun.IDB) *Store { return &Store{db: db} }
 
+// EndpointsExist is the SQL that tells whether a tenant (the ?) has an
+// enabled webhook endpoint, by the index the dispatch query uses: the
+// event log's store asks it in the statement that inserts an event
+// (tenancy/event/bunstore.WithSubscribers), so that Dispatch runs only
+// for tenants with somewhere to deliver.
+const EndpointsExist = "EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = ? AND enabled)"
+
 //go:embed migrations
 var migrationsFS embed.FS
 

@@ -154,8 +154,12 @@ type Filter struct {
 
 // Store keeps events. Every method joins the transaction ctx carries.
 type Store interface {
-	// CreateEvent inserts e.
-	CreateEvent(ctx context.Context, e Event) error
+	// CreateEvent inserts e and reports whether e's tenant may have a
+	// subscriber that takes it (a webhook endpoint): a Store that can tell
+	// in the statement that inserts e says false when none can, and the
+	// Recorder then tells no Subscriber of e; one that cannot tell says
+	// true.
+	CreateEvent(ctx context.Context, e Event) (subscribed bool, err error)
 	// Event returns the event id; of tenantID only, unless tenantID is
 	// "" (the operators' view). ErrNotFound when there is none.
 	Event(ctx context.Context, tenantID, id string) (Event, error)
@@ -177,9 +181,10 @@ type Recorder struct {
 	subs []Subscriber
 }
 
-// Subscriber is told of every event a Recorder writes, on the context (and
-// so the transaction) of the change: what it writes commits or rolls back
-// with the event. package outbound subscribes to fan events out to the
+// Subscriber is told of every event a Recorder writes whose Store does not
+// report it unsubscribed (Store.CreateEvent), on the context (and so the
+// transaction) of the change: what it writes commits or rolls back with
+// the event. package outbound subscribes to fan events out to the
 // tenants' webhook endpoints. Dispatch runs on the path of every change:
 // it must be cheap when it has nothing to do. An error fails the Record,
 // and so the change.
@@ -223,8 +228,12 @@ func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, reso
 		CreatedAt: r.now().UTC().Truncate(time.Microsecond),
 	}
 	e.Actor, e.RequestID = actorOf(ctx)
-	if err := r.store.CreateEvent(ctx, e); err != nil {
+	subscribed, err := r.store.CreateEvent(ctx, e)
+	if err != nil {
 		return fmt.Errorf("event: record %s: %w", typ, err)
+	}
+	if !subscribed {
+		return nil
 	}
 	for _, s := range r.subs {
 		if err := s.Dispatch(ctx, e); err != nil {

@@ -11,14 +11,16 @@ import (
 type memStore struct {
 	events []Event
 	err    error
+	// unsubscribed makes CreateEvent report every event without subscribers.
+	unsubscribed bool
 }
 
-func (m *memStore) CreateEvent(_ context.Context, e Event) error {
+func (m *memStore) CreateEvent(_ context.Context, e Event) (bool, error) {
 	if m.err != nil {
-		return m.err
+		return false, m.err
 	}
 	m.events = append(m.events, e)
-	return nil
+	return !m.unsubscribed, nil
 }
 func (m *memStore) Event(context.Context, string, string) (Event, error) { return Event{}, ErrNotFound }
 func (m *memStore) Events(context.Context, Filter) ([]Event, bool, error) {
@@ -62,6 +64,17 @@ func TestRecorderSubscribers(t *testing.T) {
 		r.Subscribe(subFunc(func(context.Context, Event) error { return boom }))
 		if err := r.Record(context.Background(), "ten_1", InvoicePaid, "invoice", "inv_1", nil); !errors.Is(err, boom) {
 			t.Fatalf("Record = %v, want the subscriber's error", err)
+		}
+	})
+	t.Run("UnsubscribedSkipsSubscribers", func(t *testing.T) {
+		store := &memStore{unsubscribed: true}
+		r := NewRecorder(store)
+		r.Subscribe(subFunc(func(context.Context, Event) error {
+			t.Errorf("subscriber called for an event its store reported unsubscribed")
+			return nil
+		}))
+		if err := r.Record(context.Background(), "ten_1", InvoicePaid, "invoice", "inv_1", nil); err != nil || len(store.events) != 1 {
+			t.Fatalf("Record = %v with %d events stored, want nil and 1", err, len(store.events))
 		}
 	})
 	t.Run("StoreErrSkipsSubscribers", func(t *testing.T) {

@@ -21,12 +21,36 @@ import (
 // Store is event.Store on Postgres or SQLite.
 type Store struct {
 	db bun.IDB
+	// subscribed is the SQL of WithSubscribers; "" without it.
+	subscribed string
 }
 
 var _ event.Store = (*Store)(nil)
 
+// Option configures a Store.
+type Option func(*Store)
+
+// WithSubscribers makes CreateEvent tell, in the statement that inserts
+// the event (its RETURNING clause), whether the event's tenant has a
+// subscriber: exists is a boolean SQL expression with one ? standing for
+// the tenant id, e.g. outbound/bunstore.EndpointsExist. Without it
+// CreateEvent reports every event subscribed, and the subscribers make
+// their own query. tenantkit.New sets it: a mutation of a tenant without
+// webhook endpoints then costs one round trip for its event, not two (the
+// event log's cost on create invoice, bench --event-cost: 15.2 % with the
+// second round trip).
+func WithSubscribers(exists string) Option {
+	return func(s *Store) { s.subscribed = exists }
+}
+
 // New returns the Store on db. Apply Migrations first.
-func New(db bun.IDB) *Store { return &Store{db: db} }
+func New(db bun.IDB, opts ...Option) *Store {
+	s := &Store{db: db}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
 
 //go:embed migrations
 var migrationsFS embed.FS
@@ -79,7 +103,7 @@ func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.
 
 // CreateEvent implements event.Store. It refuses data that is not JSON
 // (errInvalidData): the rows it writes are read back unchecked.
-func (s *Store) CreateEvent(ctx context.Context, e event.Event) error {
+func (s *Store) CreateEvent(ctx context.Context, e event.Event) (bool, error) {
 	r := row{
 		ID: e.ID, Type: e.Type,
 		ActorType: e.Actor.Type, ActorID: e.Actor.ID, CredentialID: e.Actor.CredentialID,
@@ -90,17 +114,23 @@ func (s *Store) CreateEvent(ctx context.Context, e event.Event) error {
 	if len(e.Data) == 0 {
 		r.Data = "null"
 	} else if !json.Valid(e.Data) {
-		return errInvalidData
+		return false, errInvalidData
 	}
 	if e.TenantID != "" {
 		t := e.TenantID
 		r.TenantID = &t
 	}
 	a := database.NewArgs(s.db)
-	// Returning("NULL"): Bun would read every column back (data too), a
-	// round of decoding on every mutation for nothing.
-	_, err := database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&r), a, &r).Returning("NULL"), a)
-	return translate(err)
+	q := database.BindRow(s.conn(ctx).NewInsert().Model(&r), a, &r)
+	if s.subscribed == "" {
+		// Returning("NULL"): Bun would read every column back (data too),
+		// a round of decoding on every mutation for nothing.
+		_, err := database.Exec(ctx, s.db, q.Returning("NULL"), a)
+		return true, translate(err)
+	}
+	var subscribed bool
+	err := database.Scan(ctx, s.db, q.Returning(s.subscribed, a.Add(r.TenantID)), a, &subscribed)
+	return subscribed, translate(err)
 }
 
 // Event implements event.Store.

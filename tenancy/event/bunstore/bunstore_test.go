@@ -38,12 +38,57 @@ func TestCreateEventRefusesDataThatIsNotJSON(t *testing.T) {
 			e := event.Event{ID: id.New(id.Event), Type: "invoice.created", TenantID: "ten_00000000000000000000000001",
 				Actor: event.Actor{Type: event.ActorSystem}, Resource: event.Resource{Type: "invoice", ID: "inv_1"},
 				Data: json.RawMessage(data), CreatedAt: time.Now()}
-			if err := s.CreateEvent(t.Context(), e); err == nil {
+			if _, err := s.CreateEvent(t.Context(), e); err == nil {
 				t.Errorf("CreateEvent with data %q = nil, want an error", data)
 			}
 			if _, err := s.Event(t.Context(), "", e.ID); err == nil {
 				t.Errorf("event with data %q was stored", data)
 			}
+		}
+	}, bunstore.Migrations())
+}
+
+// TestWithSubscribers: CreateEvent answers the subscriber expression for
+// the event's tenant in its own statement, and stores the event either way.
+func TestWithSubscribers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		// A table of the test's own stands for the webhook endpoints.
+		ctx := t.Context()
+		for _, q := range []string{"DROP TABLE IF EXISTS test_subscribers", "CREATE TABLE test_subscribers (tenant_id TEXT)",
+			"INSERT INTO test_subscribers VALUES ('ten_00000000000000000000000001')"} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		s := bunstore.New(db, bunstore.WithSubscribers("EXISTS (SELECT 1 FROM test_subscribers WHERE tenant_id = ?)"))
+		plain := bunstore.New(db)
+		newEvent := func(tenantID string) event.Event {
+			return event.Event{ID: id.New(id.Event), Type: "invoice.created", TenantID: tenantID,
+				Actor: event.Actor{Type: event.ActorSystem}, Resource: event.Resource{Type: "invoice", ID: "inv_1"},
+				Data: json.RawMessage(`{}`), CreatedAt: time.Now()}
+		}
+		tests := []struct {
+			name   string
+			store  *bunstore.Store
+			tenant string
+			want   bool
+		}{
+			{"Subscribed", s, "ten_00000000000000000000000001", true},
+			{"NotSubscribed", s, "ten_00000000000000000000000002", false},
+			{"PlatformEvent", s, "", false},
+			{"WithoutTheOption", plain, "ten_00000000000000000000000002", true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				e := newEvent(tt.tenant)
+				got, err := tt.store.CreateEvent(t.Context(), e)
+				if err != nil || got != tt.want {
+					t.Fatalf("CreateEvent = %v, %v; want %v", got, err, tt.want)
+				}
+				if _, err := s.Event(t.Context(), "", e.ID); err != nil {
+					t.Fatalf("event not stored: %v", err)
+				}
+			})
 		}
 	}, bunstore.Migrations())
 }

@@ -63,7 +63,7 @@ func newEvent(tenantID, typ, resourceID string, minutes int) event.Event {
 func create(t *testing.T, b Backend, es ...event.Event) {
 	t.Helper()
 	for _, e := range es {
-		if err := b.Store.CreateEvent(context.Background(), e); err != nil {
+		if _, err := b.Store.CreateEvent(context.Background(), e); err != nil {
 			t.Fatalf("CreateEvent: %v", err)
 		}
 	}
@@ -214,7 +214,7 @@ func testJoinsTx(t *testing.T, b Backend) {
 	kept, dropped := newEvent(tenantA, event.InvoiceCreated, "inv_1", 0), newEvent(tenantA, event.InvoiceCreated, "inv_2", 0)
 	boom := errors.New("boom")
 	err := b.InTx(ctx, func(ctx context.Context) error {
-		if err := b.Store.CreateEvent(ctx, dropped); err != nil {
+		if _, err := b.Store.CreateEvent(ctx, dropped); err != nil {
 			return err
 		}
 		if _, err := b.Store.Event(ctx, tenantA, dropped.ID); err != nil {
@@ -225,7 +225,10 @@ func testJoinsTx(t *testing.T, b Backend) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("InTx = %v, want boom", err)
 	}
-	if err := b.InTx(ctx, func(ctx context.Context) error { return b.Store.CreateEvent(ctx, kept) }); err != nil {
+	if err := b.InTx(ctx, func(ctx context.Context) error {
+		_, err := b.Store.CreateEvent(ctx, kept)
+		return err
+	}); err != nil {
 		t.Fatalf("InTx: %v", err)
 	}
 	if _, err := b.Store.Event(ctx, tenantA, dropped.ID); !errors.Is(err, event.ErrNotFound) {
