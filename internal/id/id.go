@@ -5,6 +5,7 @@ package id
 
 import (
 	"strings"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -38,6 +39,24 @@ const (
 // still sort in the order they were made.
 func New(prefix string) string {
 	return prefix + "_" + strings.ToLower(ulid.Make().String())
+}
+
+// At returns a fresh id with the given prefix made at t: its ULID carries
+// t's millisecond, so that ids made by At sort by their t (ids of one
+// millisecond in the order they were made, as with New). The event log
+// makes its ids at the events' created_at, and prunes by id (Floor).
+func At(prefix string, t time.Time) string {
+	return prefix + "_" + strings.ToLower(ulid.MustNew(ulid.Timestamp(t), ulid.DefaultEntropy()).String())
+}
+
+// Floor returns the least id of the given prefix that At can make at t or
+// later: every id At made before t's millisecond sorts below it.
+func Floor(prefix string, t time.Time) string {
+	var u ulid.ULID
+	if err := u.SetTime(ulid.Timestamp(t)); err != nil {
+		panic("id: Floor of a time beyond the year 10889")
+	}
+	return prefix + "_" + strings.ToLower(u.String())
 }
 
 // Valid reports whether s is an id of the given prefix exactly as New

@@ -3,6 +3,7 @@ package id
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestNew(t *testing.T) {
@@ -47,5 +48,39 @@ func TestValid(t *testing.T) {
 				t.Fatalf("Valid(%q, %q) = %v, want %v", tt.prefix, tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestAtAndFloor(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 9, 30, 0, 500_000_000, time.UTC)
+	ms := time.Millisecond
+	tests := []struct {
+		name  string
+		made  time.Time
+		floor time.Time
+		below bool // whether At(made) sorts below Floor(floor)
+	}{
+		{"MillisecondBefore", t0.Add(-ms), t0, true},
+		{"SameMillisecond", t0, t0, false},
+		{"SameMillisecondLater", t0.Add(900 * time.Microsecond), t0, false},
+		{"MicrosecondBeforeInTheSameMillisecond", t0, t0.Add(999 * time.Microsecond), false},
+		{"Later", t0.Add(ms), t0, false},
+		{"DayBefore", t0.Add(-24 * time.Hour), t0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, floor := At(Event, tt.made), Floor(Event, tt.floor)
+			if !Valid(Event, got) || !Valid(Event, floor) {
+				t.Fatalf("At = %q, Floor = %q: not valid event ids", got, floor)
+			}
+			if below := got < floor; below != tt.below {
+				t.Fatalf("At(%v) = %q < Floor(%v) = %q is %v, want %v", tt.made, got, tt.floor, floor, below, tt.below)
+			}
+		})
+	}
+	// Ids made at one instant still sort in the order they were made.
+	a, b := At(Event, t0), At(Event, t0)
+	if a >= b {
+		t.Fatalf("ids of one millisecond do not sort by creation: %q >= %q", a, b)
 	}
 }

@@ -109,7 +109,8 @@ type Resource struct {
 // Event is one recorded state change. Events are never changed; they are
 // deleted only when older than the retention.
 type Event struct {
-	// ID is "evt_…", sorting by creation.
+	// ID is "evt_…", made at CreatedAt (id.At): ids sort by creation, and
+	// a Store may prune by id.
 	ID string `json:"id"`
 	// Type is what happened, e.g. "invoice.paid".
 	Type string `json:"type"`
@@ -167,8 +168,10 @@ type Store interface {
 	// f.Limit (clamped by the caller), and whether more follow. f.TenantID
 	// "" spans every tenant.
 	Events(ctx context.Context, f Filter) ([]Event, bool, error)
-	// PruneEvents deletes the events created before before, and returns
-	// how many.
+	// PruneEvents deletes the events created before before (those whose
+	// id sorts below id.Floor(id.Event, before): a Store may read the
+	// creation time off the id, and keep events of before's millisecond
+	// until the next prune), and returns how many.
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)
 }
 
@@ -221,11 +224,12 @@ func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, reso
 	if err != nil {
 		return fmt.Errorf("event: record %s: %w", typ, err)
 	}
+	at := r.now().UTC().Truncate(time.Microsecond)
 	e := Event{
-		ID: id.New(id.Event), Type: typ, TenantID: tenantID,
+		ID: id.At(id.Event, at), Type: typ, TenantID: tenantID,
 		Resource:  Resource{Type: resourceType, ID: resourceID},
 		Data:      raw,
-		CreatedAt: r.now().UTC().Truncate(time.Microsecond),
+		CreatedAt: at,
 	}
 	e.Actor, e.RequestID = actorOf(ctx)
 	subscribed, err := r.store.CreateEvent(ctx, e)

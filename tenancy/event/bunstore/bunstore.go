@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
@@ -180,7 +181,9 @@ func (s *Store) Events(ctx context.Context, f event.Filter) ([]event.Event, bool
 // PruneEvents implements event.Store.
 func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
 	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewDelete().Table("events").Where("created_at < ?", a.Add(before.UTC()))
+	// By id, which carries the creation time (event.Event.ID), on the
+	// primary key: no index of created_at to keep up on every insert.
+	q := s.conn(ctx).NewDelete().Table("events").Where("id < ?", a.Add(id.Floor(id.Event, before)))
 	res, err := database.Exec(ctx, s.db, q, a)
 	if err != nil {
 		return 0, translate(err)

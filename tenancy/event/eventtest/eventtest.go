@@ -49,14 +49,15 @@ const (
 var base = time.Date(2026, 11, 21, 9, 30, 0, 123456000, time.UTC)
 
 func newEvent(tenantID, typ, resourceID string, minutes int) event.Event {
+	at := base.Add(time.Duration(minutes) * time.Minute)
 	return event.Event{
-		ID: id.New(id.Event), Type: typ, TenantID: tenantID,
+		ID: id.At(id.Event, at), Type: typ, TenantID: tenantID,
 		Actor: event.Actor{Type: event.ActorUser, ID: "usr_1", CredentialID: "key_1",
 			AuthMethod: "api_key", ClientIP: "192.0.2.1"},
 		RequestID: "req_1",
 		Resource:  event.Resource{Type: "invoice", ID: resourceID},
 		Data:      json.RawMessage(`{"id":"` + resourceID + `","total":1999}`),
-		CreatedAt: base.Add(time.Duration(minutes) * time.Minute),
+		CreatedAt: at,
 	}
 }
 
