@@ -11,12 +11,11 @@ import (
 )
 
 // How the event log's cost is measured. Every mutation of tenantkit
-// writes one event in its transaction (and runs the outbound dispatch's
-// SELECT of the tenant's endpoints); tenantkit has no switch to turn that
+// writes one event in its transaction (one INSERT that also asks whether
+// the tenant has a webhook endpoint); tenantkit has no switch to turn that
 // off, and will not get one. The baseline is the one server that can run
 // with and without it while otherwise identical: started with
-// --events=false it skips recordEvent (the insert and the dispatch
-// SELECT) and nothing else. So the event log's cost is measured on the
+// --events=false it skips recordEvent (that insert) and nothing else. So the event log's cost is measured on the
 // baseline, as 1 − throughput(with)/throughput(without), on the
 // mutations of eventCostEndpoints; tenantkit (which always writes its
 // events) runs in the same rotation and is reported against both. The

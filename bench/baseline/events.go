@@ -41,8 +41,8 @@ func newRequestID() string {
 
 // recordEvent writes one event of the change in tx, with data the resource
 // after the change, as tenancy/event's Recorder does. With s.noEvents it
-// does nothing: neither the event's insert nor its dispatch SELECT (the
-// bench's event log cost measurement, eventcost.go in bench).
+// does nothing: neither the event's insert nor any dispatch (the bench's
+// event log cost measurement, eventcost.go in bench).
 func (s *server) recordEvent(ctx context.Context, tx pgx.Tx, a actor, tenantID, typ, resourceType, resourceID string, data any) error {
 	if s.noEvents {
 		return nil
