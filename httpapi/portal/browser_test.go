@@ -32,6 +32,17 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// runner returns run, which runs actions in the browser of ctx and fails
+// the test with what it was doing when they fail.
+func runner(t *testing.T, ctx context.Context) func(what string, actions ...chromedp.Action) {
+	return func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
 // console collects the errors a page reports, as text.
 type console struct {
 	mu       sync.Mutex
@@ -216,12 +227,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, db, app)
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	run := runner(t, ctx)
 	var text string
 	for _, title := range []string{"Invoice INV-0007 is overdue", "Module support.sla switched on"} {
 		if _, err := app.Tenancy.Notifications.Notify(context.Background(), e.acme.ID,

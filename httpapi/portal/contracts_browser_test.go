@@ -23,12 +23,7 @@ func TestBrowserContracts(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, db, app)
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	run := runner(t, ctx)
 	var text string
 
 	run("sign in", chromedp.Navigate(e.link(t, "alice@acme.test", "acme")),

@@ -21,12 +21,7 @@ func TestBrowserWebhooks(t *testing.T) {
 	app := webhookApp(t, db, true)
 	e := newEnv(t, db, app)
 	rc := newReceiver(t)
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	run := runner(t, ctx)
 	var text, html string
 
 	run("sign in", chromedp.Navigate(e.link(t, "alice@acme.test", "acme")),
