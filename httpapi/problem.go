@@ -2,13 +2,13 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/billing"
@@ -382,10 +382,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeBody encodes v and writes it with the given status and content type.
 // HTML escaping is off: the body is served as JSON, never embedded in HTML,
-// and clients should see "<" rather than "\u003c".
+// and clients should see "<" rather than "\u003c". It encodes with
+// github.com/goccy/go-json, which writes the bytes encoding/json writes
+// (TestWriteBodyWritesWhatEncodingJSONWrites; floats below 1e-6 would be
+// written 1e-07 rather than 1e-7, and no response carries a float) in
+// two thirds of the time: a page of 20 invoices in 22.6 µs and 44
+// allocations where encoding/json takes 34.6 µs and 87 (go test -bench);
+// encoding was 9.5 % of the server's CPU on that page (bench --profile,
+// list invoices).
 func writeBody(w http.ResponseWriter, status int, contentType string, v any) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	enc := gojson.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		panic(fmt.Errorf("httpapi: encode %T response: %w", v, err))

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -340,6 +341,51 @@ func TestHandlerFunc(t *testing.T) {
 			}
 			if tt.wantBody != "" && rec.Body.String() != tt.wantBody {
 				t.Errorf("body = %q, want %q", rec.Body, tt.wantBody)
+			}
+		})
+	}
+}
+
+// TestWriteBodyWritesWhatEncodingJSONWrites: responses are encoded with
+// github.com/goccy/go-json for speed (writeBody); every body must be the
+// bytes encoding/json's Encoder (HTML escaping off) writes for the value.
+func TestWriteBodyWritesWhatEncodingJSONWrites(t *testing.T) {
+	at := time.Date(2026, 11, 27, 9, 30, 0, 123456000, time.UTC)
+	inv := billing.Invoice{ID: "inv_1", TenantID: "ten_1", Status: billing.StatusOpen, Currency: "BHD",
+		Customer: billing.Customer{Name: `Ada "<Lovelace>" & Co`, Email: "ada@example.com"},
+		LineItems: []billing.LineItem{{Description: "Line\u2028separator \u00e9\U0001F600\t\x01", Quantity: 3, UnitAmount: 1999, TaxRateBps: 825, Amount: 5997}},
+		Total: 6492, Metadata: map[string]string{"z": "last", "a": "first", "<k>": "&"}, CreatedAt: at}
+	tests := []struct {
+		name string
+		v    any
+	}{
+		{"Invoice", inv},
+		{"Page", map[string]any{"data": []billing.Invoice{inv, inv}, "has_more": true, "next_cursor": nil}},
+		{"RawJSON", map[string]any{"data": json.RawMessage(` {"a" : [1, 2.50, "x<y"] } `)}},
+		// Floats below 1e-6 are the one known difference (1e-07 where
+		// encoding/json writes 1e-7, the same number); no response
+		// carries a float: money is integer minor units.
+		{"Numbers", []any{0, -1, int64(1) << 62, 1.5, 1e21, uint8(7)}},
+		{"Empty", []string{}},
+		{"Nil", nil},
+		{"Pointers", struct {
+			A *string `json:"a"`
+			B *int    `json:"b,omitempty"`
+			C []byte  `json:"c"`
+		}{C: []byte("bytes")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(tt.v); err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			writeBody(rec, http.StatusOK, "application/json", tt.v)
+			if got := rec.Body.String(); got != want.String() {
+				t.Fatalf("writeBody wrote\n%s\nencoding/json writes\n%s", got, want.String())
 			}
 		})
 	}

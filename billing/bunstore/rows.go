@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/billing"
@@ -86,13 +87,18 @@ func toRow(inv billing.Invoice) (invoiceRow, error) {
 	return row, nil
 }
 
+// invoice decodes the stored line items and metadata with
+// github.com/goccy/go-json: 1.1 µs an invoice where encoding/json takes
+// 4.3 µs (three lines and two metadata keys, go test -bench), on every
+// invoice every list, get and change reads — decoding was 17 % of the
+// server's CPU on a page of invoices (bench --profile, list invoices).
 func (r invoiceRow) invoice() (billing.Invoice, error) {
 	var lines []lineRow
-	if err := json.Unmarshal([]byte(r.LineItems), &lines); err != nil {
+	if err := gojson.Unmarshal([]byte(r.LineItems), &lines); err != nil {
 		return billing.Invoice{}, fmt.Errorf("billing: decode line items of %s: %w", r.ID, err)
 	}
 	meta := map[string]string{}
-	if err := json.Unmarshal([]byte(r.Metadata), &meta); err != nil {
+	if err := gojson.Unmarshal([]byte(r.Metadata), &meta); err != nil {
 		return billing.Invoice{}, fmt.Errorf("billing: decode metadata of %s: %w", r.ID, err)
 	}
 	if meta == nil { // a stored "null"
