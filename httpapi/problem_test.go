@@ -352,9 +352,9 @@ func TestHandlerFunc(t *testing.T) {
 func TestWriteBodyWritesWhatEncodingJSONWrites(t *testing.T) {
 	at := time.Date(2026, 11, 27, 9, 30, 0, 123456000, time.UTC)
 	inv := billing.Invoice{ID: "inv_1", TenantID: "ten_1", Status: billing.StatusOpen, Currency: "BHD",
-		Customer: billing.Customer{Name: `Ada "<Lovelace>" & Co`, Email: "ada@example.com"},
+		Customer:  billing.Customer{Name: `Ada "<Lovelace>" & Co`, Email: "ada@example.com"},
 		LineItems: []billing.LineItem{{Description: "Line\u2028separator \u00e9\U0001F600\t\x01", Quantity: 3, UnitAmount: 1999, TaxRateBps: 825, Amount: 5997}},
-		Total: 6492, Metadata: map[string]string{"z": "last", "a": "first", "<k>": "&"}, CreatedAt: at}
+		Total:     6492, Metadata: map[string]string{"z": "last", "a": "first", "<k>": "&"}, CreatedAt: at}
 	tests := []struct {
 		name string
 		v    any
