@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/outbound"
 	"github.com/tenantkit/tenantkit/outbound/riverqueue"
@@ -136,6 +138,153 @@ func TestDeliveryRetriedUntilSuccess(t *testing.T) {
 				payload.Data.ID != d.EventID || payload.Data.TenantID != ten.ID {
 				t.Errorf("request %d: body %s (%v), want the module.toggled event %s of %s", i+1, r.body, err, d.EventID, ten.ID)
 			}
+		}
+	})
+}
+
+// TestFailingEndpointDisabledAndTenantNotified runs an endpoint whose
+// receiver always answers 503 on a real App (its own notifications, event
+// log and delivery queue): once its attempts have failed for longer than
+// the disable window (WithDisableAfter, 400 ms here for the 3 days of a
+// production server), the queue disables it, records one
+// webhook_endpoint.disabled event, and the tenant finds the notice in
+// GET /api/tenant/notifications; the receiver hears nothing more.
+func TestFailingEndpointDisabledAndTenantNotified(t *testing.T) {
+	const window = 400 * time.Millisecond
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		if _, err := tenantkit.Migrate(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		var hits atomic.Int64
+		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}))
+		t.Cleanup(rc.Close)
+		retries := make([]time.Duration, 100)
+		for i := range retries {
+			retries[i] = 50 * time.Millisecond
+		}
+		app, err := tenantkit.New(db, catalog.Default(),
+			tenantkit.WithSecretKey([]byte(strings.Repeat("s", outbound.KeyBytes))),
+			tenantkit.WithWebhookAllow("127.0.0.1"),
+			tenantkit.WithOutbound(outbound.WithSchedule(retries...), outbound.WithDisableAfter(window)),
+			tenantkit.WithDeliveries(riverqueue.Options{Workers: 2, FetchPoll: 50 * time.Millisecond}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		api, err := httpapi.New(ctx, app.HTTPConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(api.Handler())
+		t.Cleanup(srv.Close)
+		if err := app.Deliveries.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := app.Deliveries.Stop(stop); err != nil {
+				t.Errorf("Deliveries.Stop: %v", err)
+			}
+		})
+
+		ten, err := app.Tenancy.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := app.Tenancy.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "ann@acme.example", Name: "Ann"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := app.Tenancy.Members.Add(ctx, "acme", "ann@acme.example", tenancy.RoleOwner); err != nil {
+			t.Fatal(err)
+		}
+		_, key, err := app.Tenancy.Keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: "ann@acme.example", Tenant: "acme",
+			Scopes: []tenancy.Scope{tenancy.ScopeCollectionsRead}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep, _, err := app.Outbound.CreateEndpoint(ctx, ten.ID, outbound.CreateEndpointInput{
+			URL: rc.URL + "/hooks", EventTypes: []string{event.ModuleToggled}})
+		if err != nil {
+			t.Fatalf("CreateEndpoint: %v", err)
+		}
+		if _, changed, err := app.Tenancy.Modules.Toggle(ctx, ten.ID, tenancy.RoleOwner, catalog.ModuleReminders, false); err != nil || !changed {
+			t.Fatalf("Toggle = changed %v, %v; want a change", changed, err)
+		}
+
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			got, err := app.Outbound.Endpoint(ctx, ten.ID, ep.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Enabled {
+				ep = got
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("endpoint still enabled after 20s and %d requests: %+v", hits.Load(), got)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if ep.DisabledReason != outbound.DisabledFailing || ep.FailingSince == nil {
+			t.Fatalf("endpoint = %+v, want disabled for failing, with failing_since", ep)
+		}
+		ds, _, err := app.Outbound.Deliveries(ctx, ten.ID, ep.ID, 0, "")
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("Deliveries = %v, %v; want one", ds, err)
+		}
+		d := ds[0]
+		if d.Status != outbound.DeliveryFailed || len(d.Attempts) < 2 {
+			t.Fatalf("delivery %s with %d attempts, want failed after several", d.Status, len(d.Attempts))
+		}
+		first, last := d.Attempts[0], d.Attempts[len(d.Attempts)-1]
+		if span := last.AttemptedAt.Sub(first.AttemptedAt); span < window || !first.AttemptedAt.Equal(*ep.FailingSince) {
+			t.Fatalf("attempts from %s to %s (%s), failing since %s; want the window %s spanned from failing_since",
+				first.AttemptedAt, last.AttemptedAt, span, ep.FailingSince, window)
+		}
+		for _, a := range d.Attempts {
+			if a.Status != outbound.DeliveryFailed || a.HTTPStatus != http.StatusServiceUnavailable {
+				t.Errorf("attempt %d = %+v, want failed with 503", a.Number, a)
+			}
+		}
+
+		es, _, err := app.Events.List(ctx, ten.ID, event.Filter{Type: event.WebhookEndpointDisabled})
+		if err != nil || len(es) != 1 || es[0].Resource.ID != ep.ID || es[0].Resource.Type != "webhook_endpoint" {
+			t.Fatalf("webhook_endpoint.disabled events = %+v, %v; want one about %s", es, err, ep.ID)
+		}
+
+		req, _ := http.NewRequest("GET", srv.URL+"/api/tenant/notifications", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var list struct {
+			Data []tenancy.Notification `json:"data"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /api/tenant/notifications: %d, %v", resp.StatusCode, err)
+		}
+		var notices []tenancy.Notification
+		for _, n := range list.Data {
+			if n.Type == outbound.NotificationEndpointDisabled {
+				notices = append(notices, n)
+			}
+		}
+		if len(notices) != 1 || notices[0].Data["endpoint_id"] != ep.ID || notices[0].ReadAt != nil ||
+			!strings.Contains(notices[0].Body, rc.URL+"/hooks") {
+			t.Fatalf("notifications = %+v; want one unread %s about %s", list.Data, outbound.NotificationEndpointDisabled, ep.ID)
+		}
+
+		n := hits.Load()
+		time.Sleep(300 * time.Millisecond) // six retries' worth of the schedule
+		if got := hits.Load(); got != n || int(n) != len(d.Attempts) {
+			t.Fatalf("the receiver got %d requests, then %d; want %d (one per attempt, none after the disable)", n, got, len(d.Attempts))
 		}
 	})
 }

@@ -40,7 +40,8 @@ const (
 // the queue should try the job again later.
 //
 // A 2xx answer succeeds; anything else (a 3xx too: redirects are not
-// followed), a timeout (DefaultTimeout) or a refused connection fails.
+// followed), a timeout (DefaultTimeout, or WithTimeout's) or a refused
+// connection fails.
 // A failed attempt schedules the next by the schedule (WithSchedule),
 // and the delivery fails after the last. An endpoint whose attempts have
 // all failed for DisableAfter is disabled, its pending deliveries fail,
@@ -113,7 +114,7 @@ type signed struct {
 
 // post sends the delivery and describes what came back.
 func (s *Service) post(ctx context.Context, job Job, sig signed) Attempt {
-	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, job.Endpoint.URL, bytes.NewReader(job.Payload))
@@ -127,7 +128,7 @@ func (s *Service) post(ctx context.Context, job Job, sig signed) Attempt {
 	req.Header.Set(HeaderSignature, strings.Join(sig.signatures, " "))
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return Attempt{Status: DeliveryFailed, LatencyMS: time.Since(start).Milliseconds(), Response: describe(err)}
+		return Attempt{Status: DeliveryFailed, LatencyMS: time.Since(start).Milliseconds(), Response: describe(err, s.timeout)}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes))
@@ -139,8 +140,9 @@ func (s *Service) post(ctx context.Context, job Job, sig signed) Attempt {
 	return a
 }
 
-// describe says why no answer came, without the URL (the endpoint's own).
-func describe(err error) string {
+// describe says why no answer came, without the URL (the endpoint's own);
+// timeout is the attempt's.
+func describe(err error, timeout time.Duration) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
@@ -149,11 +151,11 @@ func describe(err error) string {
 	case errors.Is(err, ErrForbiddenAddress):
 		return "blocked: " + err.Error()
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("timed out after %s", DefaultTimeout)
+		return fmt.Sprintf("timed out after %s", timeout)
 	}
 	var ne interface{ Timeout() bool }
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Sprintf("timed out after %s", DefaultTimeout)
+		return fmt.Sprintf("timed out after %s", timeout)
 	}
 	return field.Truncate(err.Error(), MaxResponseBytes)
 }

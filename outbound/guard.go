@@ -89,7 +89,9 @@ func Public(addr netip.Addr) bool {
 type Guard struct {
 	hosts    map[string]bool
 	prefixes []netip.Prefix
-	lookup   func(ctx context.Context, host string) ([]netip.Addr, error)
+	// lookup resolves host names, for CheckURL and for every delivery's
+	// connection: the system resolver, replaced by tests (DNS rebinding).
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // NewGuard returns a Guard allowing the hosts and ranges of allow: host
@@ -211,19 +213,51 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 
 // dialContext dials addr ("host:port" of the request's URL): an allowed
 // host as it resolves, any other only to addresses allowedAddr accepts,
-// checked on the address actually dialled (the DNS answer of this
-// connection, not the registration's).
+// checked on the addresses of this connection's own DNS answer, not the
+// registration's (DNS rebinding). A name is resolved with the Guard's
+// lookup, as CheckURL resolves it, and refused when any of its addresses
+// is forbidden; the dialler's control checks the address actually
+// dialled once more.
 func (g *Guard) dialContext(timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, _, err := net.SplitHostPort(addr)
+		host, port, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err
 		}
 		d := &net.Dialer{Timeout: timeout}
-		if !g.allowedHost(host) {
-			d.Control = g.control
+		if g.allowedHost(host) {
+			return d.DialContext(ctx, network, addr)
 		}
-		return d.DialContext(ctx, network, addr)
+		d.Control = g.control
+		if _, err := netip.ParseAddr(host); err == nil {
+			return d.DialContext(ctx, network, addr)
+		}
+		addrs, err := g.lookup(ctx, host)
+		if err != nil {
+			return nil, fmt.Errorf("outbound: resolve %s: %w", host, err)
+		}
+		if len(addrs) == 0 {
+			return nil, fmt.Errorf("outbound: resolve %s: no address", host)
+		}
+		for _, a := range addrs {
+			if !g.allowedAddr(a) {
+				return nil, fmt.Errorf("outbound: dial %s: resolves to %s, %w", host, a.Unmap(), ErrForbiddenAddress)
+			}
+		}
+		var first error
+		for _, a := range addrs {
+			conn, err := d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+			if err == nil {
+				return conn, nil
+			}
+			if first == nil {
+				first = err
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		return nil, first
 	}
 }
 

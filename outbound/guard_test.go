@@ -3,10 +3,13 @@ package outbound
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -175,5 +178,88 @@ func TestGuardClientRefusesAtConnection(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusFound || hits != 1 {
 		t.Fatalf("redirect: status %d after %d hits, want 302 not followed", resp.StatusCode, hits)
+	}
+}
+
+// TestGuardDialResolvesAtConnection: the delivery client resolves a host
+// name with the Guard's lookup when it connects, not once at
+// registration: a name that answered a public address when CheckURL saw
+// it and answers loopback, the metadata address or a mix when the
+// delivery dials is refused before any connection, while a guard that
+// allows loopback reaches the receiver through the same name (so the
+// refusal is the guard's, not an unresolvable name).
+func TestGuardDialResolvesAtConnection(t *testing.T) {
+	var conns, hits atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+
+	var mu sync.Mutex
+	answer := []string{"93.184.216.34"}
+	dns := func(_ context.Context, host string) ([]netip.Addr, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if host != "hooks.rebind.test" {
+			return nil, errors.New("no such host")
+		}
+		var out []netip.Addr
+		for _, a := range answer {
+			out = append(out, netip.MustParseAddr(a))
+		}
+		return out, nil
+	}
+	resolve := func(addrs ...string) { mu.Lock(); answer = addrs; mu.Unlock() }
+
+	strict, _ := NewGuard()
+	strict.lookup = dns
+	target := "http://hooks.rebind.test:" + port + "/hook"
+	if err := strict.CheckURL(context.Background(), "https://hooks.rebind.test:"+port+"/hook"); err != nil {
+		t.Fatalf("CheckURL while the name is public: %v", err)
+	}
+	client := strict.Client(2 * time.Second)
+	for _, tt := range []struct {
+		name   string
+		answer []string
+	}{
+		{"Loopback", []string{"127.0.0.1"}},
+		{"Metadata", []string{"169.254.169.254"}},
+		{"MappedLoopback", []string{"::ffff:127.0.0.1"}},
+		{"PublicAndLoopback", []string{"93.184.216.34", "127.0.0.1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resolve(tt.answer...)
+			resp, err := client.Get(target)
+			if err == nil {
+				resp.Body.Close()
+				t.Fatalf("GET with the name resolving to %v succeeded (%d); want refused", tt.answer, resp.StatusCode)
+			}
+			if !errors.Is(err, ErrForbiddenAddress) {
+				t.Fatalf("GET = %v, want ErrForbiddenAddress", err)
+			}
+			if n := conns.Load(); n != 0 {
+				t.Fatalf("the receiver saw %d connections, want none", n)
+			}
+		})
+	}
+
+	open, _ := NewGuard("127.0.0.0/8")
+	open.lookup = dns
+	resolve("127.0.0.1")
+	resp, err := open.Client(2 * time.Second).Get(target)
+	if err != nil {
+		t.Fatalf("GET through a guard allowing loopback: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent || hits.Load() != 1 {
+		t.Fatalf("allowed GET: %d after %d hits, want 204 after 1", resp.StatusCode, hits.Load())
 	}
 }

@@ -66,7 +66,10 @@ type Notifier interface {
 
 // Defaults of a Service.
 const (
-	// DefaultTimeout bounds one attempt: connection, request, answer.
+	// DefaultTimeout bounds the HTTP request of one attempt: connection,
+	// request, answer (WithTimeout changes it). The queue bounds the whole
+	// attempt, recording included, by its own job timeout
+	// (riverqueue.DefaultJobTimeout, 15 s), which must stay above it.
 	DefaultTimeout = 10 * time.Second
 	// DefaultDisableAfter is how long an endpoint may fail every attempt
 	// before it is disabled.
@@ -99,6 +102,7 @@ type Service struct {
 	notes        Notifier
 	schedule     []time.Duration
 	jitter       func(time.Duration) time.Duration
+	timeout      time.Duration
 	disableAfter time.Duration
 	now          func() time.Time
 }
@@ -133,6 +137,19 @@ func WithoutJitter() Option {
 	return func(s *Service) { s.jitter = func(d time.Duration) time.Duration { return d } }
 }
 
+// WithTimeout replaces DefaultTimeout, the bound of an attempt's HTTP
+// request; a receiver that has not answered by then fails the attempt
+// ("timed out after …"), which is retried by the schedule. Tests shorten
+// it. Keep it below the queue's job timeout (riverqueue.Options.JobTimeout),
+// which cancels the whole attempt. A d of 0 or less keeps the default.
+func WithTimeout(d time.Duration) Option {
+	return func(s *Service) {
+		if d > 0 {
+			s.timeout = d
+		}
+	}
+}
+
 // WithDisableAfter replaces DefaultDisableAfter.
 func WithDisableAfter(d time.Duration) Option { return func(s *Service) { s.disableAfter = d } }
 
@@ -140,7 +157,7 @@ func WithDisableAfter(d time.Duration) Option { return func(s *Service) { s.disa
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // WithHTTPClient replaces the delivery client that the Guard builds (its
-// dial check, no redirects, DefaultTimeout). A client of one's own must
+// dial check, no redirects, the attempt timeout). A client of one's own must
 // keep those properties.
 func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.client = c } }
 
@@ -159,6 +176,7 @@ func New(store Store, tx Transactor, queue Queue, opts ...Option) *Service {
 		store: store, tx: tx, queue: queue,
 		schedule:     DefaultSchedule(),
 		jitter:       jitter,
+		timeout:      DefaultTimeout,
 		disableAfter: DefaultDisableAfter,
 		now:          time.Now,
 	}
@@ -169,7 +187,7 @@ func New(store Store, tx Transactor, queue Queue, opts ...Option) *Service {
 		s.guard, _ = NewGuard()
 	}
 	if s.client == nil {
-		s.client = s.guard.Client(DefaultTimeout)
+		s.client = s.guard.Client(s.timeout)
 	}
 	return s
 }
