@@ -250,7 +250,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError("serve", "--webhook-workers %d: want 0 (deliver nothing on this replica) or more", cfg.WebhookWorkers)
 	}
 	if cfg.WebhookRescueAfter <= riverqueue.DefaultJobTimeout {
-		return usageError("serve", "--webhook-rescue-after %s: want more than the %s attempt timeout, such as 1m", cfg.WebhookRescueAfter, riverqueue.DefaultJobTimeout)
+		return usageError("serve", "--webhook-rescue-after %s: want more than River's %s job timeout, such as 1m", cfg.WebhookRescueAfter, riverqueue.DefaultJobTimeout)
 	}
 	if cfg.WebhookRetryBase <= 0 {
 		return usageError("serve", "--webhook-retry-base %s: want a positive duration such as 30s", cfg.WebhookRetryBase)

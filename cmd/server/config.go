@@ -182,7 +182,7 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	fs.DurationVar(&c.SchedulerInterval, "scheduler-interval", interval, "how often the background jobs (contract changes due, invoice reminders and dunning, expired idempotency keys) run on this replica; 0 turns them off (TENANTKIT_SCHEDULER_INTERVAL)")
 	fs.DurationVar(&c.EventRetention, "event-retention", retention, "how long the audit trail's events are kept before the background jobs delete them, e.g. 2160h; 0 keeps them forever (TENANTKIT_EVENT_RETENTION)")
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", workers, "outbound webhook attempts this replica makes at once; 0 = it delivers none (TENANTKIT_WEBHOOK_WORKERS)")
-	fs.DurationVar(&c.WebhookRescueAfter, "webhook-rescue-after", rescue, "how long a delivery whose replica died mid-attempt waits before another replica retries it; above the "+riverqueue.DefaultJobTimeout.String()+" attempt timeout (TENANTKIT_WEBHOOK_RESCUE_AFTER)")
+	fs.DurationVar(&c.WebhookRescueAfter, "webhook-rescue-after", rescue, "how long a delivery whose replica died mid-attempt waits before another replica retries it; above the "+riverqueue.DefaultJobTimeout.String()+" job timeout of an attempt, which covers its 10s HTTP request (TENANTKIT_WEBHOOK_RESCUE_AFTER)")
 	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", retryBase, "first delay of the outbound webhook retry schedule, doubling after each failed attempt up to 12h, 16 retries (TENANTKIT_WEBHOOK_RETRY_BASE)")
 	fs.BoolVar(&c.Demo, "demo", false, "seed demo tenants, users, keys and an invoice (once), print how to call the API, and listen on "+demoAddr+" unless --addr or TENANTKIT_ADDR says otherwise")
 	demoEnvFlag(fs, c)
