@@ -37,8 +37,9 @@ func WithWebhookAllow(hostsOrCIDRs ...string) Option {
 
 // WithOutbound passes options to the outbound webhooks' service
 // (App.Outbound): its retry schedule (outbound.WithSchedule), how long an
-// endpoint may fail before it is disabled (outbound.WithDisableAfter), its
-// clock or HTTP client. They apply after New's own (the guard of
+// endpoint may fail before it is disabled (outbound.WithDisableAfter), the
+// bound of an attempt's HTTP request (outbound.WithTimeout), its clock or
+// HTTP client. They apply after New's own (the guard of
 // WithWebhookAllow, the sealer of WithSecretKey, the event recorder and
 // the notifier).
 func WithOutbound(opts ...outbound.Option) Option {
@@ -46,8 +47,9 @@ func WithOutbound(opts ...outbound.Option) Option {
 }
 
 // WithDeliveries sets the options of the delivery queue (App.Deliveries):
-// workers per replica, the attempt timeout and lease, the poll interval,
-// the logger.
+// workers per replica, the job timeout of an attempt (above its HTTP
+// request's, outbound.WithTimeout) and the lease, the poll interval, the
+// logger.
 func WithDeliveries(q riverqueue.Options) Option {
 	return func(o *options) { o.deliveries = q }
 }
