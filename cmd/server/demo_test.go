@@ -9,8 +9,10 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -156,6 +158,19 @@ func TestDemoTwice(t *testing.T) {
 			}
 			if ack := mustPayDemoInvoice(t, env, "evt_demo_1"); ack["outcome"] != "applied" {
 				t.Fatalf("payment: %v", ack)
+			}
+			// A one-time portal sign-in link for each demo user; alice's
+			// signs her in, to choose between her two tenants.
+			links := map[string]string{}
+			for _, m := range regexp.MustCompile(`(\S+@\S+)\s+(\S+/portal/login\?token=\S+)`).FindAllStringSubmatch(d.stdout.String(), -1) {
+				links[m[1]] = m[2]
+			}
+			if len(links) != 4 || links["alice@acme.test"] == "" {
+				t.Fatalf("sign-in links printed: %v\n%s", links, d.stdout.String())
+			}
+			jar, _ := cookiejar.New(nil)
+			if status, page := signInWith(t, &http.Client{Jar: jar}, d.url, links["alice@acme.test"]); status != http.StatusOK || !strings.Contains(page, "<h1>Choose a tenant</h1>") {
+				t.Fatalf("alice's sign-in link: %d\n%s", status, page)
 			}
 		})
 		counts := map[string]int{}

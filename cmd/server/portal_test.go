@@ -28,27 +28,11 @@ func TestPortalSignIn(t *testing.T) {
 	c := &http.Client{Jar: jar}
 	signIn := func(wantStatus int) string {
 		t.Helper()
-		resp, err := c.Get(link)
-		if err != nil {
-			t.Fatal(err)
+		status, body := signInWith(t, c, s.URL(), link)
+		if status != wantStatus {
+			t.Fatalf("sign in: status %d, want %d\n%s", status, wantStatus, body)
 		}
-		page, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		hidden := regexp.MustCompile(`name="(token|csrf_token)" value="([^"]*)"`).FindAllStringSubmatch(string(page), -1)
-		form := map[string][]string{}
-		for _, m := range hidden {
-			form[m[1]] = []string{m[2]}
-		}
-		resp, err = c.PostForm(s.URL()+"/portal/login", form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != wantStatus {
-			t.Fatalf("sign in: status %d, want %d\n%s", resp.StatusCode, wantStatus, body)
-		}
-		return string(body)
+		return body
 	}
 	if body := signIn(http.StatusOK); !strings.Contains(body, "<h1>Dashboard</h1>") {
 		t.Fatalf("after sign-in:\n%s", body)
@@ -73,4 +57,29 @@ func TestPortalSignIn(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("--portal=false: /portal/ answered %d", resp.StatusCode)
 	}
+}
+
+// signInWith follows a one-time sign-in link on the server at base as a
+// browser without JavaScript does (the link's page, then its form posted
+// with its hidden fields), and returns the answer's status and page.
+func signInWith(t *testing.T, c *http.Client, base, link string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	hidden := regexp.MustCompile(`name="(token|csrf_token)" value="([^"]*)"`).FindAllStringSubmatch(string(page), -1)
+	form := map[string][]string{}
+	for _, m := range hidden {
+		form[m[1]] = []string{m[2]}
+	}
+	resp, err = c.PostForm(base+"/portal/login", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, string(body)
 }
