@@ -321,7 +321,8 @@ func TestBrowser(t *testing.T) {
 	cons.expect(t, "status of 403 (Forbidden) ("+e.srv.URL+"/portal/tickets)")
 	screenshot(t, ctx, "portal-csrf-refused")
 
-	// At phone width (375 px) no main page scrolls sideways.
+	// At phone width (375 px) no main page scrolls sideways, and each
+	// passes accessibilityCheck.
 	run("phone width", chromedp.EmulateViewport(375, 812))
 	for _, p := range []struct{ name, url string }{
 		{"dashboard", e.srv.URL + "/portal/"},
@@ -339,6 +340,44 @@ func TestBrowser(t *testing.T) {
 		if width > 375 {
 			t.Errorf("%s at 375 px is %d px wide: it scrolls sideways", p.name, width)
 		}
+		var problems []string
+		run(p.name+" accessibility", chromedp.Evaluate(accessibilityCheck, &problems))
+		for _, pr := range problems {
+			t.Errorf("%s: %s", p.name, pr)
+		}
 		screenshot(t, ctx, "portal-375-"+p.name)
 	}
 }
+
+// accessibilityCheck is the script TestBrowser runs on each page, in the
+// page, and that returns what it finds wrong: a form control (other than
+// hidden fields and buttons) without a label — a <label for>, an
+// enclosing <label>, aria-label or aria-labelledby naming an element —,
+// not exactly one <h1>, a heading level skipped on the way down (h2 to
+// h4), a positive tabindex (which breaks the focus order the document
+// gives), or a link or button taken out of the focus order.
+const accessibilityCheck = `(() => {
+  const problems = [];
+  const describe = el => el.outerHTML.slice(0, 120);
+  for (const el of document.querySelectorAll('input, select, textarea')) {
+    if (el.type === 'hidden' || el.type === 'submit' || el.type === 'button') continue;
+    const byFor = el.id && document.querySelector('label[for="' + CSS.escape(el.id) + '"]');
+    const named = el.getAttribute('aria-label') ||
+      (el.getAttribute('aria-labelledby') || '').split(' ').some(id => id && document.getElementById(id));
+    if (!byFor && !el.closest('label') && !named) problems.push('control without a label: ' + describe(el));
+  }
+  const h1s = document.querySelectorAll('h1').length;
+  if (h1s !== 1) problems.push(h1s + ' h1 elements, want 1');
+  let level = 0;
+  for (const h of document.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+    const l = Number(h.tagName[1]);
+    if (l > level + 1) problems.push('heading ' + h.tagName + ' after h' + level + ': ' + describe(h));
+    level = l;
+  }
+  for (const el of document.querySelectorAll('[tabindex]')) {
+    const i = Number(el.getAttribute('tabindex'));
+    if (i > 0) problems.push('positive tabindex: ' + describe(el));
+    if (i < 0 && el.matches('a[href], button, input, select, textarea')) problems.push('taken out of the focus order: ' + describe(el));
+  }
+  return problems;
+})()`
