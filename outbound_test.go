@@ -50,16 +50,7 @@ func TestDeliveryRetriedUntilSuccess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := app.Deliveries.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := app.Deliveries.Stop(stop); err != nil {
-				t.Errorf("Deliveries.Stop: %v", err)
-			}
-		})
+		startDeliveries(t, ctx, app)
 
 		ten, err := app.Tenancy.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
 		if err != nil {
@@ -180,16 +171,7 @@ func TestFailingEndpointDisabledAndTenantNotified(t *testing.T) {
 		}
 		srv := httptest.NewServer(api.Handler())
 		t.Cleanup(srv.Close)
-		if err := app.Deliveries.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := app.Deliveries.Stop(stop); err != nil {
-				t.Errorf("Deliveries.Stop: %v", err)
-			}
-		})
+		startDeliveries(t, ctx, app)
 
 		ten, err := app.Tenancy.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
 		if err != nil {
@@ -327,4 +309,20 @@ func (rc *scriptedReceiver) received() []receivedRequest {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return append([]receivedRequest(nil), rc.reqs...)
+}
+
+// startDeliveries starts app's delivery queue for the test and stops it
+// when the test ends.
+func startDeliveries(t *testing.T, ctx context.Context, app *tenantkit.App) {
+	t.Helper()
+	if err := app.Deliveries.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := app.Deliveries.Stop(stop); err != nil {
+			t.Errorf("Deliveries.Stop: %v", err)
+		}
+	})
 }
