@@ -18,8 +18,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/tenantkit/tenantkit"
-	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -221,12 +219,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 
 func TestBrowser(t *testing.T) {
 	ctx, cons := launch(t)
-	db := dbtest.SQLite(t, tenantkit.Schema()...)
-	app, err := tenantkit.New(db, defaultCatalog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, db, app)
+	e, app := sqliteEnv(t)
 	run := runner(t, ctx)
 	var text string
 	for _, title := range []string{"Invoice INV-0007 is overdue", "Module support.sla switched on"} {

@@ -7,9 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
@@ -17,12 +15,7 @@ import (
 // submits the request from the same form, and cancels it.
 func TestBrowserContracts(t *testing.T) {
 	ctx := browser(t)
-	db := dbtest.SQLite(t, tenantkit.Schema()...)
-	app, err := tenantkit.New(db, defaultCatalog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, db, app)
+	e, app := sqliteEnv(t)
 	run := runner(t, ctx)
 	var text string
 

@@ -19,6 +19,7 @@ import (
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/httpapi/portal"
 	portalstore "github.com/tenantkit/tenantkit/httpapi/portal/bunstore"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -167,3 +168,15 @@ func (c *client) csrf() string {
 }
 
 func defaultCatalog() *catalog.Catalog { return catalog.Default() }
+
+// sqliteEnv is the portal on a fresh SQLite App with the default catalog,
+// for the browser tests.
+func sqliteEnv(t *testing.T) (*env, *tenantkit.App) {
+	t.Helper()
+	db := dbtest.SQLite(t, tenantkit.Schema()...)
+	app, err := tenantkit.New(db, defaultCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newEnv(t, db, app), app
+}
