@@ -123,7 +123,7 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	if err != nil {
 		return fmt.Errorf("TENANTKIT_MAX_BODY_BYTES: %w", err)
 	}
-	inFlight, err := strconv.Atoi(env("MAX_IN_FLIGHT", strconv.Itoa(defaultMaxInFlight)))
+	inFlight, err := strconv.Atoi(env("MAX_IN_FLIGHT", strconv.Itoa(defaultMaxInFlight())))
 	if err != nil {
 		return fmt.Errorf("TENANTKIT_MAX_IN_FLIGHT: %w", err)
 	}

@@ -7,7 +7,6 @@ package database
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -43,19 +41,15 @@ func Open(ctx context.Context, rawURL string, opts Options) (*bun.DB, error) {
 	var db *bun.DB
 	switch {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		size := opts.MaxConns
-		if size <= 0 {
-			size = max(8, 4*runtime.GOMAXPROCS(0))
-		}
-		cfg, err := poolConfig(rawURL, size)
+		cfg, err := pgxConfig(rawURL)
 		if err != nil {
 			return nil, err
 		}
-		pool, err := pgxpool.NewWithConfig(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("database: connect to %s: %w", redact(rawURL), err)
+		size := opts.MaxConns
+		if size <= 0 {
+			size = DefaultMaxConns()
 		}
-		db = bun.NewDB(openPool(pool), pgdialect.New())
+		db = bun.NewDB(openPostgres(cfg, size), pgdialect.New())
 	case strings.HasPrefix(rawURL, "sqlite:"), strings.HasPrefix(rawURL, "file:"):
 		dsn, err := sqliteDSN(rawURL)
 		if err != nil {
@@ -67,7 +61,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*bun.DB, error) {
 		}
 		size := opts.MaxConns
 		if size <= 0 {
-			size = max(4, runtime.GOMAXPROCS(0))
+			size = max(4, runtime.GOMAXPROCS(0)) // SQLite writes one at a time: few connections do
 		}
 		sqldb.SetMaxOpenConns(size)
 		sqldb.SetMaxIdleConns(size)
@@ -116,51 +110,34 @@ func pgxConfig(rawURL string) (*pgx.ConnConfig, error) {
 	return cfg, nil
 }
 
-// poolConfig is the pgx pool of size connections that rawURL names, its
-// connections configured as pgxConfig says.
-func poolConfig(rawURL string, size int) (*pgxpool.Config, error) {
-	cfg, err := pgxConfig(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	pc, err := pgxpool.ParseConfig(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("database: parse %s: %w", redact(rawURL), err)
-	}
-	pc.ConnConfig.DefaultQueryExecMode = cfg.DefaultQueryExecMode
-	pc.MaxConns = int32(size)
-	pc.MaxConnIdleTime = 5 * time.Minute
-	return pc, nil
+// DefaultMaxConns is the size of a Postgres pool when Options.MaxConns is
+// not set: four connections per CPU, at least eight.
+func DefaultMaxConns() int {
+	return max(8, 4*runtime.GOMAXPROCS(0))
 }
 
-// openPool serves database/sql from a pgx pool, which enforces the
-// connection limit and hands a freed connection to the longest waiter;
-// database/sql keeps no connection of its own (OpenDBFromPool sets its idle
-// limit to 0) and sets no limit. database/sql's own limit hands a freed
-// connection to a random waiter: with it, tenantkit's p99 at 64 requests
-// in flight was 2.2–5.6× the FIFO baseline's (list 5.56×, webhook 4.22×,
-// create ticket 2.62×, entitlements 2.22×); with the pool's, 0.3–1.2×
-// (1.23×, 0.29×, 1.13×, 0.88×) — one run each of
-// `cd bench && go run . --quick`, "p99 at 64 in flight". Closing the
-// sql.DB closes the pool.
-func openPool(pool *pgxpool.Pool) *sql.DB {
-	sqldb := sql.OpenDB(poolConnector{Connector: stdlib.GetPoolConnector(pool), pool: pool})
-	sqldb.SetMaxIdleConns(0)
+// openPostgres is database/sql's own pool of size pgx connections, all
+// kept open once made (an idle one is closed after five minutes).
+//
+// Until 2026-11-27 the connections came from a pgx pool (pgxpool, through
+// stdlib.GetPoolConnector) because pgxpool hands a freed connection to its
+// longest waiter and database/sql to a random one, which put tenantkit's
+// p99 at 64 requests in flight at 2.2–5.6× the FIFO baseline's. But on a
+// pgx pool database/sql keeps no connection of its own: every query
+// acquired one, wrapped it and gave it back, and on cheap endpoints that
+// was most of the gap to the baseline (`cd bench && go run . --quick
+// --only "get invoice,create invoice,entitlements"`: 0.84×, 0.77×, 0.66×
+// on the pgx pool; 1.03×, 0.87×, 0.95× on database/sql's). The tail is
+// now kept short at the server's door instead: cmd/server lets twice the
+// pool's size of requests in at once, in arrival order, so that at most a
+// pool's worth wait here (p99 at 64 in flight 1.31×, 1.22×, 0.90× with
+// the door at 16, against 2.41×, 2.32×, 1.85× with it at 64).
+func openPostgres(cfg *pgx.ConnConfig, size int) *sql.DB {
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(size)
+	sqldb.SetMaxIdleConns(size)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	return sqldb
-}
-
-// poolConnector is database/sql's connector on a pgx pool that closes the
-// pool with the sql.DB (sql.DB.Close closes a connector that is an
-// io.Closer).
-type poolConnector struct {
-	driver.Connector
-	pool *pgxpool.Pool
-}
-
-// Close closes the pool.
-func (c poolConnector) Close() error {
-	c.pool.Close()
-	return nil
 }
 
 // sqliteDSN turns "sqlite:path" into the modernc DSN with the pragmas
