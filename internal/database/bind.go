@@ -122,6 +122,11 @@ func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) er
 	if err != nil {
 		return err
 	}
+	if ok, err := direct(ctx, db, func(pc *pgx.Conn) error {
+		return queryDirect(ctx, pc, bdb, string(query), a.driverArgs(), dest)
+	}); ok {
+		return err
+	}
 	rows, err := conn.QueryContext(ctx, string(query), a.driverArgs()...)
 	if err != nil {
 		return err
@@ -157,6 +162,13 @@ func Exec(ctx context.Context, db bun.IDB, q execQuery, a *Args) (sql.Result, er
 	query, err := q.AppendQuery(bdb.QueryGen(), make([]byte, 0, queryBufSize))
 	if err != nil {
 		return nil, err
+	}
+	var res sql.Result
+	if ok, err := direct(ctx, db, func(pc *pgx.Conn) (err error) {
+		res, err = execDirect(ctx, pc, string(query), a.driverArgs())
+		return err
+	}); ok {
+		return res, err
 	}
 	return conn.ExecContext(ctx, string(query), a.driverArgs()...)
 }

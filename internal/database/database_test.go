@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -261,6 +263,77 @@ func TestArgs(t *testing.T) {
 				t.Fatalf("got %d, %v; want 11", n, err)
 			}
 		})
+		// Each kind of destination gets from Scan (on Postgres: pgx
+		// directly, direct.go) what Bun's own Scan puts there.
+		type row struct {
+			ID   string     `bun:"id"`
+			N    int64      `bun:"n"`
+			Big  int64      `bun:"big"`
+			On   bool       `bun:"flag"`
+			At   time.Time  `bun:"at"`
+			Null string     `bun:"absent"`
+			NAt  *time.Time `bun:"nat"`
+			Raw  []byte     `bun:"raw"`
+		}
+		sel := func(a *database.Args) *bun.SelectQuery {
+			return db.NewSelect().Table("things").
+				ColumnExpr("id, n, CAST(n AS BIGINT) * ? AS big, n > ? AS flag", a.Add(int64(1)<<40), a.Add(1)).
+				ColumnExpr("? AS at, NULL AS absent, NULL AS nat, CAST(id AS BLOB) AS raw", a.Add("2026-11-27 10:11:12.345678")).
+				Where("id <> ?", a.Add("")).Order("id")
+		}
+		if database.IsPostgres(db) {
+			sel = func(a *database.Args) *bun.SelectQuery {
+				return db.NewSelect().Table("things").
+					ColumnExpr("id, n, n::bigint * ? AS big, n > ? AS flag", a.Add(int64(1)<<40), a.Add(1)).
+					ColumnExpr("?::timestamptz AS at, NULL::text AS absent, NULL::timestamptz AS nat, convert_to(id, 'UTF8') AS raw", a.Add(time.Date(2026, 11, 27, 10, 11, 12, 345678000, time.UTC))).
+					Where("id <> ?", a.Add("")).Order("id")
+			}
+		}
+		kinds := []struct {
+			name string
+			dest func() []any
+		}{
+			{"StructRow", func() []any { return []any{new(row)} }},
+			{"Slice", func() []any { return []any{new([]row)} }},
+			{"SliceOfPointers", func() []any { return []any{new([]*row)} }},
+			{"Scalars", func() []any {
+				return []any{new(string), new(int64), new(int64), new(bool), new(time.Time), new(string), new(*time.Time), new([]byte)}
+			}},
+		}
+		for _, k := range kinds {
+			t.Run("Kinds/"+k.name, func(t *testing.T) {
+				want, got := k.dest(), k.dest()
+				if err := sel(database.NewArgs(nil)).Scan(ctx, want...); err != nil {
+					t.Fatalf("Bun: %v", err)
+				}
+				a := database.NewArgs(db)
+				if err := database.Scan(ctx, db, sel(a), a, got...); err != nil {
+					t.Fatalf("Scan: %v", err)
+				}
+				for i := range want {
+					w, g := reflect.ValueOf(want[i]).Elem().Interface(), reflect.ValueOf(got[i]).Elem().Interface()
+					if !reflect.DeepEqual(normalTimes(w), normalTimes(g)) {
+						t.Errorf("destination %d: Scan gave %+v, Bun %+v", i, g, w)
+					}
+				}
+			})
+		}
+		t.Run("SliceEmptied", func(t *testing.T) {
+			got := []thing{{ID: "stale"}}
+			a := database.NewArgs(db)
+			q := db.NewSelect().Model(&got).Where("id = ?", a.Add("none"))
+			if err := database.Scan(ctx, db, q, a, &got); err != nil || len(got) != 0 {
+				t.Fatalf("got %+v, %v; want no rows, no error", got, err)
+			}
+		})
+		t.Run("StatementError", func(t *testing.T) {
+			var n int64
+			a := database.NewArgs(db)
+			q := db.NewRaw("INSERT INTO things (id, n) VALUES (?, NULL) RETURNING n", a.Add("z"))
+			if err := database.Scan(ctx, db, q, a, &n); err == nil || errors.Is(err, sql.ErrNoRows) {
+				t.Fatalf("err = %v, want the NOT NULL violation", err)
+			}
+		})
 		t.Run("ExecInTransaction", func(t *testing.T) {
 			boom := errors.New("boom")
 			err := database.RunInTx(ctx, db, func(ctx context.Context) error {
@@ -274,4 +347,86 @@ func TestArgs(t *testing.T) {
 			}
 		})
 	}, schema())
+}
+
+// normalTimes is v with its times in UTC, for comparing the times two
+// drivers decoded in different locations.
+func normalTimes(v any) any {
+	switch v := v.(type) {
+	case time.Time:
+		return v.UTC()
+	case *time.Time:
+		if v != nil {
+			u := v.UTC()
+			return &u
+		}
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8:
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = normalTimes(rv.Index(i).Interface())
+		}
+		return out
+	case rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Struct:
+		return normalTimes(rv.Elem().Interface())
+	case rv.Kind() == reflect.Struct:
+		cp := reflect.New(rv.Type()).Elem()
+		cp.Set(rv)
+		for i := 0; i < cp.NumField(); i++ {
+			if f := cp.Field(i); f.CanSet() {
+				if n := reflect.ValueOf(normalTimes(f.Interface())); n.IsValid() && n.Type().AssignableTo(f.Type()) {
+					f.Set(n)
+				}
+			}
+		}
+		return cp.Interface()
+	}
+	return v
+}
+
+// TestScanAfterServerClosedConnections: the connections a pool keeps are
+// closed by the server (a restart, an administrator, a proxy's idle
+// timeout); the next queries, bound (pgx directly) or not, and a
+// transaction, get fresh ones rather than fail.
+func TestScanAfterServerClosedConnections(t *testing.T) {
+	ctx := context.Background()
+	rawURL := dbtest.PostgresURL(t)
+	sep := "?"
+	if strings.Contains(rawURL, "?") {
+		sep = "&"
+	}
+	db, err := database.Open(ctx, rawURL+sep+"application_name=closed_by_server", database.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := database.Migrate(ctx, db, schema()); err != nil {
+		t.Fatal(err)
+	}
+	get := func() error {
+		var got thing
+		a := database.NewArgs(db)
+		return database.Scan(ctx, db, db.NewSelect().Model(&got).Where("id = ?", a.Add("none")), a, &got)
+	}
+	// Two connections in the pool.
+	err = database.RunInTx(ctx, db, func(ctx context.Context) error {
+		return errors.Join(get(), insert(ctx, db, "x"))
+	})
+	if !errors.Is(err, sql.ErrNoRows) {
+		t.Fatalf("warm-up: %v", err)
+	}
+	admin := dbtest.Postgres(t)
+	var closed int
+	if err := admin.NewRaw("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'closed_by_server'").Scan(ctx, &closed); err != nil || closed == 0 {
+		t.Fatalf("terminated %d connections: %v", closed, err)
+	}
+	time.Sleep(1100 * time.Millisecond) // the pool checks a connection idle for more than a second
+	if err := get(); !errors.Is(err, sql.ErrNoRows) {
+		t.Fatalf("bound query after the server closed the pool's connections: %v", err)
+	}
+	if err := database.RunInTx(ctx, db, func(ctx context.Context) error { return insert(ctx, db, "y") }); err != nil {
+		t.Fatalf("transaction after the server closed the pool's connections: %v", err)
+	}
 }

@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -10,24 +11,33 @@ import (
 // txKey is the context key under which the current transaction travels.
 type txKey struct{}
 
-// withTx returns ctx carrying tx, so that stores called with it join tx.
-func withTx(ctx context.Context, tx bun.Tx) context.Context {
-	return context.WithValue(ctx, txKey{}, tx)
+// txConn is what the context carries: the transaction, and on Postgres
+// the connection it runs on, for the queries that go to pgx directly
+// (direct.go).
+type txConn struct {
+	tx  bun.Tx
+	raw *sql.Conn // nil: reach the transaction through database/sql only
+}
+
+// withTx returns ctx carrying tx (begun on raw, or nil), so that stores
+// called with it join tx.
+func withTx(ctx context.Context, tx bun.Tx, raw *sql.Conn) context.Context {
+	return context.WithValue(ctx, txKey{}, txConn{tx: tx, raw: raw})
 }
 
 // Conn returns the transaction carried by ctx, or db when there is none.
 // Every Bun store runs its queries on Conn(ctx, s.db), which is what lets a
 // caller compose several stores into one atomic operation.
 func Conn(ctx context.Context, db bun.IDB) bun.IDB {
-	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
-		return tx
+	if t, ok := ctx.Value(txKey{}).(txConn); ok {
+		return t.tx
 	}
 	return db
 }
 
 // InTx reports whether ctx already carries a transaction.
 func InTx(ctx context.Context) bool {
-	_, ok := ctx.Value(txKey{}).(bun.Tx)
+	_, ok := ctx.Value(txKey{}).(txConn)
 	return ok
 }
 
@@ -40,10 +50,20 @@ func InTx(ctx context.Context) bool {
 func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error) error {
 	var (
 		tx  bun.Tx
+		raw *sql.Conn
 		err error
 	)
-	if outer, ok := ctx.Value(txKey{}).(bun.Tx); ok {
-		tx, err = outer.BeginTx(ctx, nil) // a savepoint
+	if outer, ok := ctx.Value(txKey{}).(txConn); ok {
+		tx, err = outer.tx.BeginTx(ctx, nil) // a savepoint
+		raw = outer.raw
+	} else if bdb, ok := db.(*bun.DB); ok && IsPostgres(bdb) {
+		// On a connection of its own, which direct.go can reach.
+		var c bun.Conn
+		if c, err = bdb.Conn(ctx); err == nil {
+			raw = c.Conn
+			defer func() { _ = raw.Close() }()
+			tx, err = c.BeginTx(ctx, nil)
+		}
 	} else {
 		tx, err = db.BeginTx(ctx, nil)
 	}
@@ -56,7 +76,7 @@ func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(withTx(ctx, tx)); err != nil {
+	if err := fn(withTx(ctx, tx, raw)); err != nil {
 		return err
 	}
 	done = true
