@@ -430,3 +430,40 @@ func TestScanAfterServerClosedConnections(t *testing.T) {
 		t.Fatalf("transaction after the server closed the pool's connections: %v", err)
 	}
 }
+
+// TestConnectionLostInTransaction: the server closes a transaction's
+// connection between two of its statements; the next statement fails and
+// the transaction ends with an error — promptly, not waiting on itself —
+// and the pool goes on with a fresh connection.
+func TestConnectionLostInTransaction(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	db := dbtest.Postgres(t, schema())
+	admin := dbtest.Postgres(t)
+	get := func(ctx context.Context) error {
+		var got thing
+		a := database.NewArgs(db)
+		return database.Scan(ctx, db, db.NewSelect().Model(&got).Where("id = ?", a.Add("none")), a, &got)
+	}
+	err := database.RunInTx(ctx, db, func(ctx context.Context) error {
+		var pid int64
+		a := database.NewArgs(db)
+		if err := database.Scan(ctx, db, database.Conn(ctx, db).NewRaw("SELECT pg_backend_pid() WHERE ? = 1", a.Add(1)), a, &pid); err != nil {
+			return err
+		}
+		if _, err := admin.ExecContext(ctx, "SELECT pg_terminate_backend(?)", pid); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if err := get(ctx); err == nil || errors.Is(err, sql.ErrNoRows) {
+			t.Errorf("query on the lost connection: %v, want an error", err)
+		}
+		return get(ctx)
+	})
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("RunInTx = %v (context: %v), want the lost connection's error, in time", err, ctx.Err())
+	}
+	if err := get(ctx); !errors.Is(err, sql.ErrNoRows) {
+		t.Fatalf("query after the lost transaction: %v", err)
+	}
+}

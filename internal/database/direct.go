@@ -42,7 +42,7 @@ func direct(ctx context.Context, db bun.IDB, fn func(*pgx.Conn) error) (ok bool,
 		if t.raw == nil {
 			return false, nil
 		}
-		return true, onPgx(t.raw, fn)
+		return true, onPgx(t.raw, false, fn)
 	}
 	bdb, isDB := db.(*bun.DB)
 	if !isDB || !IsPostgres(bdb) {
@@ -53,7 +53,7 @@ func direct(ctx context.Context, db bun.IDB, fn func(*pgx.Conn) error) (ok bool,
 		if err != nil {
 			return true, err
 		}
-		err = onPgx(c, fn)
+		err = onPgx(c, true, fn)
 		_ = c.Close() // gives the connection back; it is already gone after a bad one
 		if attempt < 2 && errors.Is(err, driver.ErrBadConn) {
 			continue
@@ -62,10 +62,15 @@ func direct(ctx context.Context, db bun.IDB, fn func(*pgx.Conn) error) (ok bool,
 	}
 }
 
-// onPgx runs fn on the pgx connection under c. A failure that left the
-// connection unusable is marked driver.ErrBadConn, so that database/sql
-// drops the connection rather than pooling it again.
-func onPgx(c *sql.Conn, fn func(*pgx.Conn) error) error {
+// onPgx runs fn on the pgx connection under c. With mark, a failure that
+// left the connection unusable is marked driver.ErrBadConn, so that
+// database/sql drops the connection rather than pooling it again and
+// direct retries on another. Not on a transaction's connection: there
+// database/sql would close c from within Raw while the transaction holds
+// it, and wait for the transaction forever; the transaction fails instead,
+// and database/sql drops the connection when it ends (its check that a
+// connection is still open before pooling it).
+func onPgx(c *sql.Conn, mark bool, fn func(*pgx.Conn) error) error {
 	return c.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
 		if !ok {
@@ -73,10 +78,14 @@ func onPgx(c *sql.Conn, fn func(*pgx.Conn) error) error {
 		}
 		pc := sc.Conn()
 		if pc.IsClosed() {
-			return badConn{errors.New("database: connection closed")}
+			err := errors.New("database: connection closed")
+			if mark {
+				return badConn{err}
+			}
+			return err
 		}
 		err := fn(pc)
-		if err != nil && (pgconn.SafeToRetry(err) || pc.IsClosed()) {
+		if mark && err != nil && (pgconn.SafeToRetry(err) || pc.IsClosed()) {
 			return badConn{err}
 		}
 		return err
