@@ -186,6 +186,9 @@ func isRow(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && t != timeType && !reflect.PointerTo(t).Implements(scannerType)
 }
 
+// newRowScanner reads dest, as Scan takes it, against the columns of the
+// rows to come: a Bun row struct (or a slice of them) is filled by column
+// name, anything else column by column in order.
 func newRowScanner(bdb *bun.DB, cols []pgconn.FieldDescription, dest []any) (*rowScanner, error) {
 	s := &rowScanner{}
 	if len(dest) == 1 {
@@ -272,6 +275,7 @@ func (s *rowScanner) scan(vals []any) error {
 	return nil
 }
 
+// scanStruct puts one row's values into the fields of strct.
 func (s *rowScanner) scanStruct(strct reflect.Value, vals []any) error {
 	for i, v := range vals {
 		if err := s.fields[i].ScanValue(strct, v); err != nil {
