@@ -56,14 +56,7 @@ func TestDeliveryRetriedUntilSuccess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, secret, err := app.Outbound.CreateEndpoint(ctx, ten.ID, outbound.CreateEndpointInput{
-			URL: rc.URL + "/hooks", EventTypes: []string{event.ModuleToggled}})
-		if err != nil {
-			t.Fatalf("CreateEndpoint: %v", err)
-		}
-		if _, changed, err := app.Tenancy.Modules.Toggle(ctx, ten.ID, tenancy.RoleOwner, catalog.ModuleReminders, false); err != nil || !changed {
-			t.Fatalf("Toggle = changed %v, %v; want a change", changed, err)
-		}
+		ep, secret := toggleWithEndpoint(t, ctx, app, ten.ID, rc.URL+"/hooks")
 
 		var d outbound.Delivery
 		deadline := time.Now().Add(30 * time.Second)
@@ -188,14 +181,7 @@ func TestFailingEndpointDisabledAndTenantNotified(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, _, err := app.Outbound.CreateEndpoint(ctx, ten.ID, outbound.CreateEndpointInput{
-			URL: rc.URL + "/hooks", EventTypes: []string{event.ModuleToggled}})
-		if err != nil {
-			t.Fatalf("CreateEndpoint: %v", err)
-		}
-		if _, changed, err := app.Tenancy.Modules.Toggle(ctx, ten.ID, tenancy.RoleOwner, catalog.ModuleReminders, false); err != nil || !changed {
-			t.Fatalf("Toggle = changed %v, %v; want a change", changed, err)
-		}
+		ep, _ := toggleWithEndpoint(t, ctx, app, ten.ID, rc.URL+"/hooks")
 
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -309,6 +295,23 @@ func (rc *scriptedReceiver) received() []receivedRequest {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return append([]receivedRequest(nil), rc.reqs...)
+}
+
+// toggleWithEndpoint gives the tenant an endpoint at url for module
+// toggles, then switches the tenant's reminders module off: one
+// module.toggled event for the endpoint. It returns the endpoint and its
+// secret.
+func toggleWithEndpoint(t *testing.T, ctx context.Context, app *tenantkit.App, tenantID, url string) (outbound.Endpoint, string) {
+	t.Helper()
+	ep, secret, err := app.Outbound.CreateEndpoint(ctx, tenantID, outbound.CreateEndpointInput{
+		URL: url, EventTypes: []string{event.ModuleToggled}})
+	if err != nil {
+		t.Fatalf("CreateEndpoint: %v", err)
+	}
+	if _, changed, err := app.Tenancy.Modules.Toggle(ctx, tenantID, tenancy.RoleOwner, catalog.ModuleReminders, false); err != nil || !changed {
+		t.Fatalf("Toggle = changed %v, %v; want a change", changed, err)
+	}
+	return ep, secret
 }
 
 // startDeliveries starts app's delivery queue for the test and stops it
