@@ -272,7 +272,9 @@ func Schema() []fs.FS {
 // SQLite, then River's (the delivery queue's tables), and returns how many
 // it applied. Replicas may call it at the same time: they queue on one lock
 // and each schema is applied once. Tenantkit's migrations are recorded in
-// the table tenantkit_migrations, River's in river_migration.
+// the table tenantkit_migrations, River's in river_migration. A new SQLite
+// database (no tables at all) is created from a snapshot of the migrated
+// schema, in one transaction, and every migration recorded as applied.
 func Migrate(ctx context.Context, db *bun.DB) (int, error) {
-	return database.MigrateWith(ctx, db, Schema(), riverqueue.Migrate)
+	return database.MigrateWith(ctx, db, sqliteSnapshot, Schema(), riverqueue.Migrate)
 }

@@ -61,7 +61,7 @@ func newMigrator(db *bun.DB, sources []Source) (*migrate.Migrator, error) {
 // Migrate applies every pending migration of sources, holding the
 // migration lock so that replicas starting together migrate once.
 func Migrate(ctx context.Context, db *bun.DB, sources ...Source) (applied int, err error) {
-	return MigrateWith(ctx, db, sources)
+	return MigrateWith(ctx, db, "", sources)
 }
 
 // Step applies the pending migrations of a schema that another tool keeps
@@ -71,16 +71,26 @@ type Step func(ctx context.Context, db *bun.DB) (int, error)
 // MigrateWith applies every pending migration of sources, then runs each
 // of steps, all under the migration lock: a tool whose migrator takes no
 // lock of its own is then safe to run from replicas starting together.
-func MigrateWith(ctx context.Context, db *bun.DB, sources []Source, steps ...Step) (applied int, err error) {
+//
+// sqliteSnapshot, unless empty, is the schema that sources and steps build
+// on SQLite, as DumpSQLite writes it. A SQLite database with no schema at
+// all is created from it in one transaction, which records every migration
+// it holds as applied (and counts them in applied); the migrations then
+// run as usual and apply only what the snapshot lacks. Postgres, and a
+// SQLite database with any schema, ignore it.
+func MigrateWith(ctx context.Context, db *bun.DB, sqliteSnapshot string, sources []Source, steps ...Step) (applied int, err error) {
 	m, err := newMigrator(db, sources)
 	if err != nil {
 		return 0, err
 	}
-	if err := initTables(ctx, m); err != nil {
+	if applied, err = createFromSnapshot(ctx, db, sqliteSnapshot); err != nil {
 		return 0, err
 	}
+	if err := initTables(ctx, m); err != nil {
+		return applied, err
+	}
 	if err := lock(ctx, m); err != nil {
-		return 0, err
+		return applied, err
 	}
 	defer func() {
 		if uerr := m.Unlock(context.WithoutCancel(ctx)); uerr != nil && err == nil {
@@ -89,9 +99,9 @@ func MigrateWith(ctx context.Context, db *bun.DB, sources []Source, steps ...Ste
 	}()
 	group, err := m.Migrate(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("database: migrate: %w", err)
+		return applied, fmt.Errorf("database: migrate: %w", err)
 	}
-	applied = len(group.Migrations)
+	applied += len(group.Migrations)
 	for _, step := range steps {
 		n, err := step(ctx, db)
 		applied += n
