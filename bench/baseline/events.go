@@ -44,8 +44,30 @@ func newRequestID() string {
 // does nothing: neither the event's insert nor any dispatch (the bench's
 // event log cost measurement, eventcost.go in bench).
 func (s *server) recordEvent(ctx context.Context, tx pgx.Tx, a actor, tenantID, typ, resourceType, resourceID string, data any) error {
+	return s.recordEventAfter(ctx, tx, nil, a, tenantID, typ, resourceType, resourceID, data)
+}
+
+// queued is a statement that tenantkit keeps for its transaction's next
+// one (database.ExecLater): both go in one pipeline, one round trip.
+type queued struct {
+	sql  string
+	args []any
+}
+
+// recordEventAfter is recordEvent with the statements kept before it sent
+// in the same round trip as the event's insert (one pgx batch), as
+// tenantkit sends them. With s.noEvents they go alone, as tenantkit's
+// commit would send them.
+func (s *server) recordEventAfter(ctx context.Context, tx pgx.Tx, kept []queued, a actor, tenantID, typ, resourceType, resourceID string, data any) error {
+	b := &pgx.Batch{}
+	for _, k := range kept {
+		b.Queue(k.sql, k.args...)
+	}
 	if s.noEvents {
-		return nil
+		if len(kept) == 0 {
+			return nil
+		}
+		return tx.SendBatch(ctx, b).Close()
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -64,8 +86,10 @@ func (s *server) recordEvent(ctx context.Context, tx pgx.Tx, a actor, tenantID, 
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	id := newID("evt")
 	var subscribed bool
-	if err = tx.QueryRow(ctx, sqlEventInsert, id, tenant, typ, actorType, actorID, credentialID, method,
-		a.clientIP, a.requestID, resourceType, resourceID, string(raw), now, tenant).Scan(&subscribed); err != nil {
+	b.Queue(sqlEventInsert, id, tenant, typ, actorType, actorID, credentialID, method,
+		a.clientIP, a.requestID, resourceType, resourceID, string(raw), now, tenant).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&subscribed) })
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return err
 	}
 	if !subscribed {

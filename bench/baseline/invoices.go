@@ -342,13 +342,11 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) {
 			}
 			inv.Number, number = n, &n
 		}
-		if _, err := tx.Exec(ctx, invoiceInsert,
+		insert := queued{invoiceInsert, []any{
 			c.tenantID, inv.ID, number, inv.Status, inv.Customer.Name, inv.Customer.Email, inv.Currency,
 			string(lines), inv.Subtotal, inv.Tax, inv.Total, inv.AmountPaid, inv.AmountDue, 0, 0, dueDate, inv.Memo,
-			string(meta), inv.CreatedAt, inv.FinalizedAt, inv.PaidAt, false, ""); err != nil {
-			return err
-		}
-		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, "invoice.created", "invoice", inv.ID, inv)
+			string(meta), inv.CreatedAt, inv.FinalizedAt, inv.PaidAt, false, ""}}
+		return s.recordEventAfter(ctx, tx, []queued{insert}, actorOf(r, &c), c.tenantID, "invoice.created", "invoice", inv.ID, inv)
 	})
 	if err != nil {
 		respondError(w, err)

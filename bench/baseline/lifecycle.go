@@ -215,15 +215,13 @@ func (s *server) recordPayment(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		p.Currency = inv.Currency
-		if _, err := tx.Exec(ctx, sqlInsertPayment, c.tenantID, p.ID, id, p.Kind, p.Amount, p.Currency, p.Source,
-			p.Method, p.Reference, "", p.ReceivedAt, p.CreatedAt); err != nil {
-			return err
-		}
+		insert := queued{sqlInsertPayment, []any{c.tenantID, p.ID, id, p.Kind, p.Amount, p.Currency, p.Source,
+			p.Method, p.Reference, "", p.ReceivedAt, p.CreatedAt}}
 		typ := "invoice.payment_recorded"
 		if inv.Status == "paid" {
 			typ = "invoice.paid"
 		}
-		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, typ, "invoice", id, inv.invoice)
+		return s.recordEventAfter(ctx, tx, []queued{insert}, actorOf(r, &c), c.tenantID, typ, "invoice", id, inv.invoice)
 	})
 	if err != nil {
 		respondError(w, err)

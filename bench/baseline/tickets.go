@@ -120,12 +120,10 @@ func (s *server) createTicket(w http.ResponseWriter, r *http.Request) {
 			breached := false
 			t.FirstResponseDueAt, t.ResolutionDueAt, t.SLABreached = &response, &resolution, &breached
 		}
-		if _, err := tx.Exec(ctx, sqlInsertTicket, c.tenantID, t.ID, t.Number, t.Subject, t.Description, t.Status, t.Priority,
+		insert := queued{sqlInsertTicket, []any{c.tenantID, t.ID, t.Number, t.Subject, t.Description, t.Status, t.Priority,
 			t.Requester.ID, t.Requester.Email, t.Requester.Name, nil, string(tags), t.CreatedAt, t.UpdatedAt,
-			t.FirstResponseDueAt, t.ResolutionDueAt, nil, t.SLABreached, nil, nil, nil, nil); err != nil {
-			return err
-		}
-		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, "ticket.created", "ticket", t.ID, t)
+			t.FirstResponseDueAt, t.ResolutionDueAt, nil, t.SLABreached, nil, nil, nil, nil}}
+		return s.recordEventAfter(ctx, tx, []queued{insert}, actorOf(r, &c), c.tenantID, "ticket.created", "ticket", t.ID, t)
 	})
 	if err != nil {
 		respondError(w, err)
@@ -208,11 +206,9 @@ func (s *server) commentOnTicket(w http.ResponseWriter, r *http.Request) {
 		}
 		cm = comment{ID: newID("cmt"), TicketID: ticketID, Body: in.Body, CreatedAt: now}
 		cm.Author.Type, cm.Author.ID, cm.Author.Name = "requester", c.userID, c.name
-		if _, err := tx.Exec(ctx, sqlInsertComment, c.tenantID, cm.ID, ticketID, cm.Author.Type, cm.Author.ID, cm.Author.Name,
-			cm.Body, cm.CreatedAt); err != nil {
-			return err
-		}
-		return s.recordEvent(ctx, tx, actorOf(r, &c), c.tenantID, "ticket.commented", "ticket", ticketID, cm)
+		insert := queued{sqlInsertComment, []any{c.tenantID, cm.ID, ticketID, cm.Author.Type, cm.Author.ID, cm.Author.Name,
+			cm.Body, cm.CreatedAt}}
+		return s.recordEventAfter(ctx, tx, []queued{insert}, actorOf(r, &c), c.tenantID, "ticket.commented", "ticket", ticketID, cm)
 	})
 	if err != nil {
 		respondError(w, err)

@@ -109,15 +109,14 @@ func (s *server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 					inv.received, inv.refunded, inv.FinalizedAt, inv.PaidAt, inv.overdue, inv.uncollectible, inv.ID); err != nil {
 					return err
 				}
-				// The invoice's ledger entry, as billing writes it.
-				if _, err := tx.Exec(ctx, sqlInsertPayment, tid, newID("pay"), inv.ID, "payment", ev.Data.Amount, inv.Currency,
-					"webhook", "", ev.Data.PaymentID, ev.ID, now, now); err != nil {
-					return err
-				}
+				// The invoice's ledger entry, as billing writes it: kept for the
+				// event's round trip (database.ExecLater).
+				insert := queued{sqlInsertPayment, []any{tid, newID("pay"), inv.ID, "payment", ev.Data.Amount, inv.Currency,
+					"webhook", "", ev.Data.PaymentID, ev.ID, now, now}}
 				data := map[string]any{"event_id": ev.ID, "invoice_id": inv.ID, "invoice_number": inv.Number,
 					"payment_id": ev.Data.PaymentID, "amount": ev.Data.Amount, "currency": inv.Currency,
 					"amount_paid": inv.AmountPaid, "amount_due": inv.AmountDue, "invoice_status": inv.Status}
-				if err := s.recordEvent(ctx, tx, a, tid, "payment_event.applied", "payment_event", ev.ID, data); err != nil {
+				if err := s.recordEventAfter(ctx, tx, []queued{insert}, a, tid, "payment_event.applied", "payment_event", ev.ID, data); err != nil {
 					return err
 				}
 				raw, _ := json.Marshal(data)

@@ -59,8 +59,8 @@ func (s *Store) CreateInvoice(ctx context.Context, inv billing.Invoice) error {
 		a.AddAll(r.TenantID, r.ID, r.Number, r.Status, r.CustomerName, r.CustomerEmail, r.Currency,
 			r.LineItems, r.Subtotal, r.Tax, r.Total, r.AmountPaid, r.AmountDue, r.Received, r.Refunded,
 			r.DueDate, r.Memo, r.Metadata, r.CreatedAt, r.FinalizedAt, r.PaidAt, r.Overdue, r.UncollectibleReason)...)
-	_, err = database.Exec(ctx, s.db, q, a)
-	return translate(err)
+	// Sent with the next statement (the invoice.created event's): later.go.
+	return database.ExecLater(ctx, s.db, q, a, translate)
 }
 
 // Invoice implements billing.Store.

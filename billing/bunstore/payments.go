@@ -50,8 +50,8 @@ func (s *Store) AddPayment(ctx context.Context, p billing.Payment) error {
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.AddAll(p.TenantID, p.ID, p.InvoiceID, string(p.Kind), p.Amount, p.Currency, string(p.Source),
 			p.Method, p.Reference, p.EventID, p.ReceivedAt, p.CreatedAt)...)
-	_, err := database.Exec(ctx, s.db, q, a)
-	return translate(err)
+	// Sent with the next statement (the payment's event): later.go.
+	return database.ExecLater(ctx, s.db, q, a, translate)
 }
 
 // ListPayments implements billing.PaymentStore on the index

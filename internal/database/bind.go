@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
 )
@@ -123,6 +124,11 @@ func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) er
 		return err
 	}
 	if ok, err := direct(ctx, db, func(pc *pgx.Conn) error {
+		if kept := pending(ctx); kept != nil {
+			return pipeline(ctx, pc, kept, &laterStmt{query: string(query), args: a.vals}, func(rr *pgconn.ResultReader) error {
+				return scanRows(pgx.RowsFromResultReader(pc.TypeMap(), rr), bdb, dest)
+			})
+		}
 		return queryDirect(ctx, pc, bdb, string(query), a.driverArgs(), dest)
 	}); ok {
 		return err
@@ -165,6 +171,13 @@ func Exec(ctx context.Context, db bun.IDB, q execQuery, a *Args) (sql.Result, er
 	}
 	var res sql.Result
 	if ok, err := direct(ctx, db, func(pc *pgx.Conn) (err error) {
+		if kept := pending(ctx); kept != nil {
+			return pipeline(ctx, pc, kept, &laterStmt{query: string(query), args: a.vals}, func(rr *pgconn.ResultReader) error {
+				tag, err := rr.Close()
+				res = result(tag.RowsAffected())
+				return err
+			})
+		}
 		res, err = execDirect(ctx, pc, string(query), a.driverArgs())
 		return err
 	}); ok {

@@ -109,7 +109,14 @@ func queryDirect(ctx context.Context, pc *pgx.Conn, bdb *bun.DB, query string, a
 	if err != nil {
 		return err
 	}
+	return scanRows(rows, bdb, dest)
+}
+
+// scanRows reads rows to the end into dest, as queryDirect describes, and
+// closes them.
+func scanRows(rows pgx.Rows, bdb *bun.DB, dest []any) error {
 	defer rows.Close()
+	var err error
 	many := len(dest) == 1 && isSlice(dest[0])
 	if many {
 		reflect.ValueOf(dest[0]).Elem().SetLen(0)

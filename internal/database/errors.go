@@ -62,6 +62,8 @@ func Wrap(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case isLater(err):
+		return err // a kept statement's failure, translated by its own store (later.go)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	case Unavailable(err):
@@ -78,6 +80,8 @@ func Translate(err, notFound, conflict error) error {
 	switch {
 	case err == nil:
 		return nil
+	case isLater(err):
+		return err // translated by the store whose statement failed (later.go)
 	case errors.Is(err, sql.ErrNoRows), IsForeignKeyViolation(err):
 		return notFound
 	case IsUniqueViolation(err):

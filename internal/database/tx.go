@@ -17,12 +17,14 @@ type txKey struct{}
 type txConn struct {
 	tx  bun.Tx
 	raw *sql.Conn // nil: reach the transaction through database/sql only
+	// later keeps ExecLater's statements (later.go); nil where raw is.
+	later *later
 }
 
-// withTx returns ctx carrying tx (begun on raw, or nil), so that stores
-// called with it join tx.
-func withTx(ctx context.Context, tx bun.Tx, raw *sql.Conn) context.Context {
-	return context.WithValue(ctx, txKey{}, txConn{tx: tx, raw: raw})
+// withTx returns ctx carrying t, so that stores called with it join its
+// transaction.
+func withTx(ctx context.Context, t txConn) context.Context {
+	return context.WithValue(ctx, txKey{}, t)
 }
 
 // Conn returns the transaction carried by ctx, or db when there is none.
@@ -49,35 +51,45 @@ func InTx(ctx context.Context) bool {
 // commit (the connection lost, the server restarting) is ErrUnavailable.
 func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error) error {
 	var (
-		tx  bun.Tx
-		raw *sql.Conn
+		t   txConn
 		err error
 	)
 	if outer, ok := ctx.Value(txKey{}).(txConn); ok {
-		tx, err = outer.tx.BeginTx(ctx, nil) // a savepoint
-		raw = outer.raw
+		t = outer
+		t.tx, err = outer.tx.BeginTx(ctx, nil) // a savepoint
 	} else if bdb, ok := db.(*bun.DB); ok && IsPostgres(bdb) {
-		// On a connection of its own, which direct.go can reach.
+		// On a connection of its own, which direct.go can reach, through a
+		// handle whose hook sends ExecLater's statements before any other.
+		t.later = &later{}
 		var c bun.Conn
-		if c, err = bdb.Conn(ctx); err == nil {
-			raw = c.Conn
-			defer func() { _ = raw.Close() }()
-			tx, err = c.BeginTx(ctx, nil)
+		if c, err = bdb.WithQueryHook(laterHook{t.later}).Conn(ctx); err == nil {
+			t.raw, t.later.raw = c.Conn, c.Conn
+			defer func() { _ = c.Conn.Close() }()
+			t.tx, err = c.BeginTx(ctx, nil)
 		}
 	} else {
-		tx, err = db.BeginTx(ctx, nil)
+		t.tx, err = db.BeginTx(ctx, nil)
 	}
+	tx := t.tx
 	if err != nil {
 		return fmt.Errorf("database: begin: %w", Wrap(err))
 	}
 	done := false
 	defer func() {
 		if !done {
+			if t.later != nil {
+				t.later.stmts = nil // kept since this (save)point: undone anyway
+			}
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(withTx(ctx, tx, raw)); err != nil {
+	if err := fn(withTx(ctx, t)); err != nil {
 		return err
+	}
+	if t.later != nil {
+		if err := t.later.flush(ctx); err != nil {
+			return err
+		}
 	}
 	done = true
 	if err := tx.Commit(); err != nil {

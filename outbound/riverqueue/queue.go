@@ -177,6 +177,11 @@ func (q *Queue) Enqueue(ctx context.Context, deliveryIDs ...string) error {
 	}
 	var err error
 	if tx, ok := database.Conn(ctx, q.db).(bun.Tx); ok {
+		// River runs on the *sql.Tx, where no hook sends what the
+		// transaction keeps (database.ExecLater): send it first.
+		if err := database.Flush(ctx); err != nil {
+			return err
+		}
 		_, err = q.client.InsertManyTx(ctx, tx.Tx, params)
 	} else {
 		_, err = q.client.InsertMany(ctx, params)

@@ -59,8 +59,8 @@ func (s *Store) CreateTicket(ctx context.Context, tenantID string, t support.Tic
 			r.RequesterID, r.RequesterEmail, r.RequesterName, r.AssigneeID, r.Tags, r.CreatedAt, r.UpdatedAt,
 			r.FirstResponseDueAt, r.ResolutionDueAt, r.FirstRespondedAt, r.SLABreached,
 			r.SatisfactionScore, r.SatisfactionComment, r.SatisfactionRatedBy, r.SatisfactionRatedAt)...)
-	_, err = database.Exec(ctx, s.db, q, a)
-	return translate(err)
+	// Sent with the next statement (the ticket.created event's): later.go.
+	return database.ExecLater(ctx, s.db, q, a, translate)
 }
 
 // Ticket implements support.Store.

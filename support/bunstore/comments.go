@@ -16,8 +16,8 @@ func (s *Store) CreateComment(ctx context.Context, tenantID string, c support.Co
 		`INSERT INTO ticket_comments (tenant_id, id, ticket_id, author_type, author_id, author_name, body, created_at)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.AddAll(tenantID, c.ID, c.TicketID, string(c.Author.Type), c.Author.ID, c.Author.Name, c.Body, c.CreatedAt.UTC())...)
-	_, err := database.Exec(ctx, s.db, q, a)
-	return translate(err)
+	// Sent with the next statement (the ticket.commented event's): later.go.
+	return database.ExecLater(ctx, s.db, q, a, translate)
 }
 
 // Comments implements support.Store: one range scan of
