@@ -116,8 +116,8 @@ func (r *report) print(w io.Writer) {
 	c := r.Config
 	fmt.Fprintf(w, "tenantkit vs baseline (net/http + pgx, same SQL) — %d CPUs, %s, Postgres %s; load average %s at start, %s at end\n",
 		r.Machine.CPUs, r.Machine.Go, r.Machine.Postgres, r.Machine.LoadStart, r.Machine.LoadEnd)
-	fmt.Fprintf(w, "load: vegeta, %d in flight, %d × %s per server per endpoint alternating (A B …); p99 compared open-loop at half the baseline's throughput\n",
-		c.Concurrency, c.Rounds, c.Duration)
+	fmt.Fprintf(w, "load: vegeta, %d in flight, %d × %s per server per endpoint alternating (A B …); p99 compared at %d in flight (%d × %s) and open-loop at half the baseline's throughput (%d × %s), latencies pooled over the alternating runs\n",
+		c.Concurrency, c.Rounds, c.Duration, tailConcurrency, c.Rounds, max(c.Duration/2, time.Second), c.Rounds, halfDuration(c))
 	fmt.Fprintf(w, "data: %d tenants, %d invoices, %d tickets (seeded in %s)\n\n",
 		r.SeedRows["tenants"], r.SeedRows["invoices"], r.SeedRows["tickets"], r.SeedTime.Round(time.Second))
 
