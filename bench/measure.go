@@ -133,6 +133,7 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 	// the other at half rate.
 	tail := loadSpec{Concurrency: tailConcurrency, Duration: max(cfg.Duration/2, time.Second)}
 	var tk64, base64 []runResult
+	fx.meter.checkpoint(ctx)
 	for range cfg.Rounds {
 		tk64 = append(tk64, runLoad(ctx, tk, fx, ep, tail))
 		time.Sleep(300 * time.Millisecond)
@@ -149,6 +150,7 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 	res.HalfRate = max(int(res.Base.RPS/2), 1)
 	half := loadSpec{Concurrency: cfg.Concurrency, Rate: res.HalfRate, Duration: halfDuration(cfg)}
 	var tkHalf, baseHalf []runResult
+	fx.meter.checkpoint(ctx)
 	for round := range cfg.Rounds {
 		var collect func()
 		if round == 0 {
