@@ -113,6 +113,17 @@ const queryBufSize = 1024
 // the bytes a created invoice allocated (bench --profile, heap).
 var queryBufs = sync.Pool{New: func() any { b := make([]byte, 0, queryBufSize); return &b }}
 
+// bound returns the database/sql connection and *bun.DB that q, built on
+// Conn(ctx, db), runs on, and q's text.
+func bound(ctx context.Context, db bun.IDB, q schema.QueryAppender) (sqlConn, *bun.DB, string, error) {
+	conn, bdb, ok := driverConn(Conn(ctx, db))
+	if !ok {
+		return nil, nil, "", fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
+	}
+	query, err := queryText(q, bdb)
+	return conn, bdb, query, err
+}
+
 // queryText is q's text as Bun writes it for bdb.
 func queryText(q schema.QueryAppender, bdb *bun.DB) (string, error) {
 	bp := queryBufs.Get().(*[]byte)
@@ -133,11 +144,7 @@ func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) er
 	if !a.bind {
 		return q.Scan(ctx, dest...)
 	}
-	conn, bdb, ok := driverConn(Conn(ctx, db))
-	if !ok {
-		return fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
-	}
-	query, err := queryText(q, bdb)
+	conn, bdb, query, err := bound(ctx, db, q)
 	if err != nil {
 		return err
 	}
@@ -179,11 +186,7 @@ func Exec(ctx context.Context, db bun.IDB, q execQuery, a *Args) (sql.Result, er
 	if !a.bind {
 		return q.Exec(ctx)
 	}
-	conn, bdb, ok := driverConn(Conn(ctx, db))
-	if !ok {
-		return nil, fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
-	}
-	query, err := queryText(q, bdb)
+	conn, _, query, err := bound(ctx, db, q)
 	if err != nil {
 		return nil, err
 	}

@@ -77,11 +77,7 @@ func ExecLater(ctx context.Context, db bun.IDB, q execQuery, a *Args, translate 
 		_, err := Exec(ctx, db, q, a)
 		return translate(err)
 	}
-	_, bdb, ok := driverConn(Conn(ctx, db))
-	if !ok {
-		return fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
-	}
-	query, err := queryText(q, bdb)
+	_, _, query, err := bound(ctx, db, q)
 	if err != nil {
 		return err
 	}
