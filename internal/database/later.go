@@ -20,16 +20,15 @@ import (
 // pipeline: one network round trip, Postgres running them in order as
 // before. Every mutation writes its event (a Scan: it asks whether the
 // tenant has a webhook endpoint) right after its own insert, so creating
-// an invoice or a ticket, recording a payment and ingesting a payment
-// webhook each save one of their eight or nine round trips.
+// an invoice or a ticket, commenting, recording a payment and ingesting a
+// payment webhook each save one of their eight round trips (`cd bench &&
+// go run . --check` counts them: 8 → 7).
 //
-// What it buys: a round trip of the eight of those requests (`cd bench &&
-// go run . --check` counts them: 8 → 7). On the event log's cost (`go run
-// . --event-cost`, the baseline with and without its event insert, which
-// rides with the row's insert there as here), before → after, one full
-// run each: webhook ingest 14.7 → 8.4 %, create invoice 11.2 → 12.5 %
-// (its rounds spread from 8 to 15 %: no change that run can tell); what
-// is left is Postgres executing the insert itself.
+// On the event log's cost (`go run . --event-cost`: the baseline with and
+// without its event insert, which rides with the row's insert there as
+// here) it bought webhook ingest 14.7 % → 6.6–9.6 % in three runs, and
+// create invoice 11.2 % → 9.1–12.5 %, within that measurement's spread;
+// what is left is Postgres executing the insert itself.
 //
 // Nothing else changes for the transaction. Whatever else runs on it
 // first sends what is kept, in order: any Bun query (a hook of the
