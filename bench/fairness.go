@@ -165,14 +165,10 @@ func checkFairness(ctx context.Context, cfg config, bins binaries, dbURL string,
 			}
 		}
 		fx.randomPicks()
-		r.Same = strings.Join(r.TKStatements, "\x00") == strings.Join(r.BaseStatements, "\x00")
+		why := unfairness(r)
+		r.Same = why == ""
 		if !r.Same {
-			unfair = append(unfair, ep.Name+":\n"+statementDiff(r.TKStatements, r.BaseStatements))
-		} else if d := r.TK.RoundTrips - r.Base.RoundTrips; d >= maxRoundTripGap || d <= -maxRoundTripGap {
-			// The same statements, pipelined differently (database.ExecLater).
-			r.Same = false
-			unfair = append(unfair, fmt.Sprintf("%s:\n  the same statements in %.1f round trips per request in tenantkit, %.1f in the baseline\n",
-				ep.Name, r.TK.RoundTrips, r.Base.RoundTrips))
+			unfair = append(unfair, ep.Name+":\n"+why)
 		}
 		out = append(out, r)
 	}
@@ -181,6 +177,20 @@ func checkFairness(ctx context.Context, cfg config, bins binaries, dbURL string,
 			strings.Join(unfair, "\n"))
 	}
 	return out, nil
+}
+
+// unfairness says how the two servers' database work for one endpoint
+// differs, "" when it does not: other statements, or the same statements
+// pipelined differently (database.ExecLater), in more or fewer round trips.
+func unfairness(r rtResult) string {
+	if strings.Join(r.TKStatements, "\x00") != strings.Join(r.BaseStatements, "\x00") {
+		return statementDiff(r.TKStatements, r.BaseStatements)
+	}
+	if d := r.TK.RoundTrips - r.Base.RoundTrips; d >= maxRoundTripGap || d <= -maxRoundTripGap {
+		return fmt.Sprintf("  the same statements in %.1f round trips per request in tenantkit, %.1f in the baseline\n",
+			r.TK.RoundTrips, r.Base.RoundTrips)
+	}
+	return ""
 }
 
 // statementDiff shows two sequences of statements side by side from the

@@ -53,3 +53,31 @@ func TestStatementDiff(t *testing.T) {
 		t.Errorf("statementDiff =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestUnfairness: other statements, or the same ones in a whole round
+// trip more or fewer per request, are unfair; a background poll's
+// fraction of a round trip is not.
+func TestUnfairness(t *testing.T) {
+	stmts := []string{"simple: begin", "INSERT INTO t VALUES ($1)", "simple: commit"}
+	tests := []struct {
+		name     string
+		tk, base []string
+		tkRT     float64
+		baseRT   float64
+		unfair   bool
+	}{
+		{"Same", stmts, stmts, 3, 3, false},
+		{"PollDuringTheRequests", stmts, stmts, 3.1, 3, false},
+		{"OtherStatements", stmts, stmts[:2], 3, 3, true},
+		{"PipelinedInOneServerOnly", stmts, stmts, 3, 2, true},
+		{"PipelinedInTheOtherOnly", stmts, stmts, 2, 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rtResult{TKStatements: tt.tk, BaseStatements: tt.base, TK: perRequest{RoundTrips: tt.tkRT}, Base: perRequest{RoundTrips: tt.baseRT}}
+			if got := unfairness(r); (got != "") != tt.unfair {
+				t.Fatalf("unfairness = %q, want unfair %v", got, tt.unfair)
+			}
+		})
+	}
+}
