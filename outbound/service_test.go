@@ -24,6 +24,7 @@ import (
 	"github.com/tenantkit/tenantkit/outbound"
 	"github.com/tenantkit/tenantkit/outbound/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy"
+	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/event"
 	eventstore "github.com/tenantkit/tenantkit/tenancy/event/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/field"
@@ -145,7 +146,7 @@ func newFixture(t *testing.T, db *bun.DB, opts ...outbound.Option) *fixture {
 }
 
 func each(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
-	dbtest.Each(t, fn, bunstore.Migrations(), eventstore.Migrations())
+	dbtest.Each(t, fn, tenancystore.Migrations(), bunstore.Migrations(), eventstore.Migrations())
 }
 
 func (f *fixture) mustCreate(t *testing.T, tenantID, url string, types ...string) (outbound.Endpoint, string) {

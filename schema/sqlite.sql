@@ -272,7 +272,7 @@ CREATE TABLE tenants (
     plan_id    TEXT NOT NULL,
     seats      INTEGER NOT NULL,
     created_at TIMESTAMP NOT NULL
-);
+, enabled_webhook_endpoints INTEGER NOT NULL DEFAULT 0);
 
 CREATE TABLE ticket_comments (
     tenant_id   TEXT NOT NULL,
@@ -470,6 +470,25 @@ CREATE INDEX webhook_events_outcome_id_idx ON webhook_events (outcome, id);
 
 CREATE INDEX webhook_events_outcome_idx ON webhook_events (outcome, received_at);
 
+CREATE TRIGGER webhook_endpoints_counted_delete AFTER DELETE ON webhook_endpoints
+    FOR EACH ROW WHEN OLD.enabled
+BEGIN
+    UPDATE tenants SET enabled_webhook_endpoints = enabled_webhook_endpoints - 1 WHERE id = OLD.tenant_id;
+END;
+
+CREATE TRIGGER webhook_endpoints_counted_insert AFTER INSERT ON webhook_endpoints
+    FOR EACH ROW WHEN NEW.enabled
+BEGIN
+    UPDATE tenants SET enabled_webhook_endpoints = enabled_webhook_endpoints + 1 WHERE id = NEW.tenant_id;
+END;
+
+CREATE TRIGGER webhook_endpoints_counted_update AFTER UPDATE OF enabled, tenant_id ON webhook_endpoints
+    FOR EACH ROW WHEN OLD.enabled IS NOT NEW.enabled OR OLD.tenant_id IS NOT NEW.tenant_id
+BEGIN
+    UPDATE tenants SET enabled_webhook_endpoints = enabled_webhook_endpoints - 1 WHERE id = OLD.tenant_id AND OLD.enabled;
+    UPDATE tenants SET enabled_webhook_endpoints = enabled_webhook_endpoints + 1 WHERE id = NEW.tenant_id AND NEW.enabled;
+END;
+
 INSERT INTO "river_migration" ("line", "version") VALUES
 ('main', 1),
 ('main', 2),
@@ -499,4 +518,6 @@ INSERT INTO "tenantkit_migrations" ("id", "name", "group_id") VALUES
 (16, '20261125000700', 1),
 (17, '20261126000410', 1),
 (18, '20261126000800', 1),
-(19, '20261127000100', 1);
+(19, '20261127000100', 1),
+(20, '20261127000130', 1),
+(21, '20261127000800', 1);

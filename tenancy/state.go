@@ -34,6 +34,11 @@ type EntitlementState struct {
 	// role; CreatedAt is not read), nil when the user is no member or no
 	// user was named.
 	Member *Membership
+	// WebhookEndpoints is how many enabled webhook endpoints the tenant
+	// has (package outbound's, which its store counts on the tenant row).
+	// The event log reads it from the request's state (WebhookEndpoints)
+	// instead of asking again when it records the request's events.
+	WebhookEndpoints int
 }
 
 // StateQuery says what EntitlementStore.EntitlementState reads beside the
@@ -81,6 +86,16 @@ func stateFrom(ctx context.Context, tenantID, period string) (EntitlementState, 
 		return EntitlementState{}, false
 	}
 	return st, true
+}
+
+// WebhookEndpoints reports whether tenantID has an enabled webhook
+// endpoint, as the state ctx carries (WithState) read it at the start of
+// the request; known is false when ctx carries no state of tenantID. An
+// endpoint enabled while the request runs gets the events of requests
+// that start after it.
+func WebhookEndpoints(ctx context.Context, tenantID string) (has, known bool) {
+	st, ok := stateFrom(ctx, tenantID, "")
+	return ok && st.WebhookEndpoints > 0, ok
 }
 
 // State returns the tenant's entitlement state, with its usage of period

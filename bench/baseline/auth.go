@@ -66,11 +66,11 @@ const (
 
 	sqlMembership = `SELECT "membership_row"."tenant_id", "membership_row"."user_id", "membership_row"."role", "membership_row"."created_at" FROM "memberships" AS "membership_row" WHERE (tenant_id = $1) AND (user_id = $2)`
 
-	sqlStateParts = `(SELECT 'tenant' AS kind, plan_id AS name, seats AS num FROM tenants WHERE (id = $1)) UNION ALL (SELECT 'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END FROM module_toggles WHERE (tenant_id = $1)) UNION ALL (SELECT 'add_on', module, NULL FROM contract_add_ons WHERE (tenant_id = $1)) UNION ALL (SELECT 'limit', feature, lim FROM limit_overrides WHERE (tenant_id = $1))`
+	sqlStateParts = `(SELECT 'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra FROM tenants WHERE (id = $1)) UNION ALL (SELECT 'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL FROM module_toggles WHERE (tenant_id = $1)) UNION ALL (SELECT 'add_on', module, NULL, NULL FROM contract_add_ons WHERE (tenant_id = $1)) UNION ALL (SELECT 'limit', feature, lim, NULL FROM limit_overrides WHERE (tenant_id = $1))`
 
-	sqlState = sqlStateParts + ` UNION ALL (SELECT 'member', role, NULL FROM memberships WHERE (tenant_id = $1) AND (user_id = $2))`
+	sqlState = sqlStateParts + ` UNION ALL (SELECT 'member', role, NULL, NULL FROM memberships WHERE (tenant_id = $1) AND (user_id = $2))`
 
-	sqlStateUsage = sqlStateParts + ` UNION ALL (SELECT 'usage', feature, used FROM usage_counters WHERE (tenant_id = $1) AND (period = $2)) UNION ALL (SELECT 'members', '', count(*) FROM memberships WHERE (tenant_id = $1)) UNION ALL (SELECT 'member', role, NULL FROM memberships WHERE (tenant_id = $1) AND (user_id = $3))`
+	sqlStateUsage = sqlStateParts + ` UNION ALL (SELECT 'usage', feature, used, NULL FROM usage_counters WHERE (tenant_id = $1) AND (period = $2)) UNION ALL (SELECT 'members', '', count(*), NULL FROM memberships WHERE (tenant_id = $1)) UNION ALL (SELECT 'member', role, NULL, NULL FROM memberships WHERE (tenant_id = $1) AND (user_id = $3))`
 )
 
 // authenticate finds the API key by the hash of its secret (with its

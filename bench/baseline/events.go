@@ -13,11 +13,15 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// sqlEventInsert is the event log's insert (tenancy/event/bunstore): every
-// mutation writes one in its transaction, and learns in the same
-// statement whether the tenant has an enabled webhook endpoint
+// The event log's inserts (tenancy/event/bunstore): every mutation writes
+// one in its transaction. A request that read the tenant's state knows
+// from it whether the tenant has an enabled webhook endpoint, and inserts
+// with sqlEventInsertKnown; any other learns it in the same statement
 // (outbound/bunstore.EndpointsExist).
-const sqlEventInsert = `INSERT INTO "events" ("id", "tenant_id", "type", "actor_type", "actor_id", "credential_id", "auth_method", "client_ip", "request_id", "resource_type", "resource_id", "data", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = $14 AND enabled)`
+const (
+	sqlEventInsertKnown = `INSERT INTO "events" ("id", "tenant_id", "type", "actor_type", "actor_id", "credential_id", "auth_method", "client_ip", "request_id", "resource_type", "resource_id", "data", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+	sqlEventInsert      = `INSERT INTO "events" ("id", "tenant_id", "type", "actor_type", "actor_id", "credential_id", "auth_method", "client_ip", "request_id", "resource_type", "resource_id", "data", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = $14 AND enabled)`
+)
 
 // actor is who an event says made the change: a caller's key, or the
 // system (the payment provider's webhook) when c is nil.
@@ -86,9 +90,15 @@ func (s *server) recordEventAfter(ctx context.Context, tx pgx.Tx, kept []queued,
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	id := newID("evt")
 	var subscribed bool
-	b.Queue(sqlEventInsert, id, tenant, typ, actorType, actorID, credentialID, method,
-		a.clientIP, a.requestID, resourceType, resourceID, string(raw), now, tenant).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&subscribed) })
+	if a.c != nil && a.c.st != nil {
+		subscribed = a.c.st.webhookEndpoints > 0
+		b.Queue(sqlEventInsertKnown, id, tenant, typ, actorType, actorID, credentialID, method,
+			a.clientIP, a.requestID, resourceType, resourceID, string(raw), now)
+	} else {
+		b.Queue(sqlEventInsert, id, tenant, typ, actorType, actorID, credentialID, method,
+			a.clientIP, a.requestID, resourceType, resourceID, string(raw), now, tenant).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&subscribed) })
+	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return err
 	}

@@ -46,6 +46,10 @@ type state struct {
 	usage     map[string]int64
 	members   int64
 	role      string
+	// webhookEndpoints is the tenant's count of enabled webhook endpoints
+	// (tenants.enabled_webhook_endpoints): a request that read the state
+	// inserts its event without asking (recordEventAfter).
+	webhookEndpoints int64
 }
 
 // readState runs one of the state queries (sqlState, sqlStateUsage).
@@ -55,9 +59,9 @@ func (s *server) readState(ctx context.Context, sql string, args ...any) (*state
 	err := collect(ctx, s.db, sql, args, func(rows pgx.Rows) error {
 		var (
 			kind, name string
-			num        *int64
+			num, extra *int64
 		)
-		if err := rows.Scan(&kind, &name, &num); err != nil {
+		if err := rows.Scan(&kind, &name, &num, &extra); err != nil {
 			return err
 		}
 		n := int64(0)
@@ -67,6 +71,9 @@ func (s *server) readState(ctx context.Context, sql string, args ...any) (*state
 		switch kind {
 		case "tenant":
 			planID, st.seats = name, int(n)
+			if extra != nil {
+				st.webhookEndpoints = *extra
+			}
 		case "toggle":
 			st.toggles[name] = n == 1
 		case "add_on":

@@ -40,7 +40,9 @@ var migrationsFS embed.FS
 
 // Migrations returns the tables webhook_endpoints, webhook_deliveries and
 // webhook_attempts for both dialects (folders "postgres" and "sqlite"),
-// for database.Migrate.
+// for database.Migrate, and the triggers that keep each tenant's count of
+// enabled endpoints (tenants.enabled_webhook_endpoints): apply them with
+// tenancy/bunstore's, which create the tenants table.
 func Migrations() fs.FS { return database.Embedded(migrationsFS) }
 
 type endpointRow struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/outbound/bunstore"
 	"github.com/tenantkit/tenantkit/outbound/outboundtest"
+	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 )
 
 // TestStore runs the outbound.Store conformance suite on SQLite and
@@ -24,5 +25,5 @@ func TestStore(t *testing.T) {
 			}
 			return outboundtest.Backend{Store: bunstore.New(db), InTx: database.NewTransactor(db).InTx}
 		})
-	}, bunstore.Migrations())
+	}, tenancystore.Migrations(), bunstore.Migrations())
 }

@@ -117,7 +117,7 @@ func (s *Store) Memberships(ctx context.Context, userID string) ([]tenancy.Tenan
 		Role      string `bun:"role"`
 	}
 	err := s.conn(ctx).NewSelect().
-		ColumnExpr("t.*, m.role").
+		ColumnExpr("t.id, t.slug, t.name, t.plan_id, t.seats, t.created_at, m.role").
 		TableExpr("memberships AS m").
 		Join("JOIN tenants AS t ON t.id = m.tenant_id").
 		Where("m.user_id = ?", userID).

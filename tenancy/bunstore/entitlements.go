@@ -85,6 +85,8 @@ type stateRow struct {
 	Kind string `bun:"kind"`
 	Name string `bun:"name"`
 	Num  *int64 `bun:"num"`
+	// Extra is the tenant row's enabled_webhook_endpoints; NULL elsewhere.
+	Extra *int64 `bun:"extra"`
 }
 
 // EntitlementState implements tenancy.EntitlementStore with one UNION ALL
@@ -99,16 +101,18 @@ func (s *Store) EntitlementState(ctx context.Context, tenantID string, sq tenanc
 	part := func(table, columns string) *bun.SelectQuery {
 		return database.ForTenant(db.NewSelect().TableExpr(table).ColumnExpr(columns), tenant)
 	}
-	q := db.NewSelect().TableExpr("tenants").ColumnExpr("'tenant' AS kind, plan_id AS name, seats AS num").Where("id = ?", tenant).
-		UnionAll(part("module_toggles", "'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END")).
-		UnionAll(part("contract_add_ons", "'add_on', module, NULL")).
-		UnionAll(part("limit_overrides", "'limit', feature, lim"))
+	// Only the tenant's row fills the fourth column (extra): its count of
+	// enabled webhook endpoints.
+	q := db.NewSelect().TableExpr("tenants").ColumnExpr("'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra").Where("id = ?", tenant).
+		UnionAll(part("module_toggles", "'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL")).
+		UnionAll(part("contract_add_ons", "'add_on', module, NULL, NULL")).
+		UnionAll(part("limit_overrides", "'limit', feature, lim, NULL"))
 	if period != "" {
-		q = q.UnionAll(part("usage_counters", "'usage', feature, used").Where("period = ?", a.Add(period))).
-			UnionAll(part("memberships", "'members', '', count(*)"))
+		q = q.UnionAll(part("usage_counters", "'usage', feature, used, NULL").Where("period = ?", a.Add(period))).
+			UnionAll(part("memberships", "'members', '', count(*), NULL"))
 	}
 	if sq.MemberID != "" {
-		q = q.UnionAll(part("memberships", "'member', role, NULL").Where("user_id = ?", a.Add(sq.MemberID)))
+		q = q.UnionAll(part("memberships", "'member', role, NULL, NULL").Where("user_id = ?", a.Add(sq.MemberID)))
 	}
 	rows := make([]stateRow, 0, 8)
 	if err := database.Scan(ctx, s.db, q, a, &rows); err != nil {
@@ -127,6 +131,9 @@ func (s *Store) EntitlementState(ctx context.Context, tenantID string, sq tenanc
 		switch r.Kind {
 		case "tenant":
 			found, st.PlanID, st.Seats = true, r.Name, int(num)
+			if r.Extra != nil {
+				st.WebhookEndpoints = int(*r.Extra)
+			}
 		case "toggle":
 			st.Toggles[r.Name] = num != 0
 		case "add_on":

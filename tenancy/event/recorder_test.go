@@ -13,14 +13,19 @@ type memStore struct {
 	err    error
 	// unsubscribed makes CreateEvent report every event without subscribers.
 	unsubscribed bool
+	// asked counts the CreateEvent calls that asked about subscribers.
+	asked int
 }
 
-func (m *memStore) CreateEvent(_ context.Context, e Event) (bool, error) {
+func (m *memStore) CreateEvent(_ context.Context, e Event, ask bool) (bool, error) {
 	if m.err != nil {
 		return false, m.err
 	}
 	m.events = append(m.events, e)
-	return !m.unsubscribed, nil
+	if ask {
+		m.asked++
+	}
+	return ask && !m.unsubscribed, nil
 }
 func (m *memStore) Event(context.Context, string, string) (Event, error) { return Event{}, ErrNotFound }
 func (m *memStore) Events(context.Context, Filter) ([]Event, bool, error) {
@@ -87,4 +92,54 @@ func TestRecorderSubscribers(t *testing.T) {
 			t.Fatalf("Record = nil, want the store's error")
 		}
 	})
+}
+
+// knownSub is a KnownSubscriber whose answer is fixed.
+type knownSub struct {
+	subFunc
+	has, known bool
+}
+
+func (k knownSub) Subscribed(context.Context, string) (bool, bool) { return k.has, k.known }
+
+// TestRecorderKnownSubscribers: the Store is asked about subscribers only
+// when some subscriber cannot tell from the context, and the subscribers
+// hear of an event when the answer, whoever gave it, is yes.
+func TestRecorderKnownSubscribers(t *testing.T) {
+	tests := []struct {
+		name         string
+		subs         []bool // per subscriber: has (known), as knownSub
+		plain        bool   // one more subscriber that cannot tell
+		unknown      bool   // the knownSubs do not know
+		wantAsked    int
+		wantDispatch bool
+	}{
+		{name: "NoSubscribers", wantAsked: 0, wantDispatch: false},
+		{name: "KnownSubscribed", subs: []bool{true}, wantAsked: 0, wantDispatch: true},
+		{name: "KnownUnsubscribed", subs: []bool{false}, wantAsked: 0, wantDispatch: false},
+		{name: "AnyKnownSubscribed", subs: []bool{false, true}, wantAsked: 0, wantDispatch: true},
+		{name: "Unknown", subs: []bool{true}, unknown: true, wantAsked: 1, wantDispatch: true},
+		{name: "PlainSubscriber", subs: []bool{false}, plain: true, wantAsked: 1, wantDispatch: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &memStore{}
+			r := NewRecorder(store)
+			dispatched := false
+			sub := subFunc(func(context.Context, Event) error { dispatched = true; return nil })
+			for _, has := range tt.subs {
+				r.Subscribe(knownSub{subFunc: sub, has: has, known: !tt.unknown})
+			}
+			if tt.plain {
+				r.Subscribe(sub)
+			}
+			if err := r.Record(context.Background(), "ten_1", InvoicePaid, "invoice", "inv_1", nil); err != nil {
+				t.Fatalf("Record: %v", err)
+			}
+			if len(store.events) != 1 || store.asked != tt.wantAsked || dispatched != tt.wantDispatch {
+				t.Fatalf("stored %d, asked %d, dispatched %v; want 1, %d, %v",
+					len(store.events), store.asked, dispatched, tt.wantAsked, tt.wantDispatch)
+			}
+		})
+	}
 }

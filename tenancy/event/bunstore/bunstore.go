@@ -31,8 +31,8 @@ var _ event.Store = (*Store)(nil)
 // Option configures a Store.
 type Option func(*Store)
 
-// WithSubscribers makes CreateEvent tell, in the statement that inserts
-// the event (its RETURNING clause), whether the event's tenant has a
+// WithSubscribers makes CreateEvent, when asked, tell in the statement
+// that inserts the event (its RETURNING clause) whether its tenant has a
 // subscriber: exists is a boolean SQL expression with one ? standing for
 // the tenant id, e.g. outbound/bunstore.EndpointsExist. Without it
 // CreateEvent reports every event subscribed, and the subscribers make
@@ -103,8 +103,9 @@ var errInvalidData = errors.New("event: data is not JSON")
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
 
 // CreateEvent implements event.Store. It refuses data that is not JSON
-// (errInvalidData): the rows it writes are read back unchecked.
-func (s *Store) CreateEvent(ctx context.Context, e event.Event) (bool, error) {
+// (errInvalidData): the rows it writes are read back unchecked. With ask
+// and WithSubscribers, the insert also answers the subscribers' question.
+func (s *Store) CreateEvent(ctx context.Context, e event.Event, ask bool) (bool, error) {
 	r := row{
 		ID: e.ID, Type: e.Type,
 		ActorType: e.Actor.Type, ActorID: e.Actor.ID, CredentialID: e.Actor.CredentialID,
@@ -123,7 +124,7 @@ func (s *Store) CreateEvent(ctx context.Context, e event.Event) (bool, error) {
 	}
 	a := database.NewArgs(s.db)
 	q := database.BindRow(s.conn(ctx).NewInsert().Model(&r), a, &r)
-	if s.subscribed == "" {
+	if !ask || s.subscribed == "" {
 		// Returning("NULL"): Bun would read every column back (data too),
 		// a round of decoding on every mutation for nothing.
 		_, err := database.Exec(ctx, s.db, q.Returning("NULL"), a)

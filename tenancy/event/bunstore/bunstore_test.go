@@ -38,7 +38,7 @@ func TestCreateEventRefusesDataThatIsNotJSON(t *testing.T) {
 			e := event.Event{ID: id.New(id.Event), Type: "invoice.created", TenantID: "ten_00000000000000000000000001",
 				Actor: event.Actor{Type: event.ActorSystem}, Resource: event.Resource{Type: "invoice", ID: "inv_1"},
 				Data: json.RawMessage(data), CreatedAt: time.Now()}
-			if _, err := s.CreateEvent(t.Context(), e); err == nil {
+			if _, err := s.CreateEvent(t.Context(), e, true); err == nil {
 				t.Errorf("CreateEvent with data %q = nil, want an error", data)
 			}
 			if _, err := s.Event(t.Context(), "", e.ID); err == nil {
@@ -71,18 +71,21 @@ func TestWithSubscribers(t *testing.T) {
 			name   string
 			store  *bunstore.Store
 			tenant string
+			ask    bool
 			want   bool
 		}{
-			{"Subscribed", s, "ten_00000000000000000000000001", true},
-			{"NotSubscribed", s, "ten_00000000000000000000000002", false},
-			{"PlatformEvent", s, "", false},
-			{"WithoutTheOption", plain, "ten_00000000000000000000000002", true},
+			{"Subscribed", s, "ten_00000000000000000000000001", true, true},
+			{"NotSubscribed", s, "ten_00000000000000000000000002", true, false},
+			{"PlatformEvent", s, "", true, false},
+			{"WithoutTheOption", plain, "ten_00000000000000000000000002", true, true},
+			// Not asked, the store only inserts: its answer means nothing.
+			{"NotAsked", s, "ten_00000000000000000000000001", false, false},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				e := newEvent(tt.tenant)
-				got, err := tt.store.CreateEvent(t.Context(), e)
-				if err != nil || got != tt.want {
+				got, err := tt.store.CreateEvent(t.Context(), e, tt.ask)
+				if err != nil || (tt.ask && got != tt.want) {
 					t.Fatalf("CreateEvent = %v, %v; want %v", got, err, tt.want)
 				}
 				if _, err := s.Event(t.Context(), "", e.ID); err != nil {
