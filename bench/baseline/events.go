@@ -19,8 +19,8 @@ import (
 // with sqlEventInsertKnown; any other learns it in the same statement
 // (outbound/bunstore.EndpointsExist).
 const (
-	sqlEventInsertKnown = `INSERT INTO "events" ("id", "tenant_id", "type", "actor_type", "actor_id", "credential_id", "auth_method", "client_ip", "request_id", "resource_type", "resource_id", "data", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
-	sqlEventInsert      = `INSERT INTO "events" ("id", "tenant_id", "type", "actor_type", "actor_id", "credential_id", "auth_method", "client_ip", "request_id", "resource_type", "resource_id", "data", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = $14 AND enabled)`
+	sqlEventInsertKnown = `INSERT INTO events (id, tenant_id, type, actor_type, actor_id, credential_id, auth_method, client_ip, request_id, resource_type, resource_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+	sqlEventInsert      = `INSERT INTO events (id, tenant_id, type, actor_type, actor_id, credential_id, auth_method, client_ip, request_id, resource_type, resource_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = $14 AND enabled)`
 )
 
 // actor is who an event says made the change: a caller's key, or the

@@ -128,7 +128,7 @@ func bound(ctx context.Context, db bun.IDB, q schema.QueryAppender) (sqlConn, *b
 func queryText(q schema.QueryAppender, bdb *bun.DB) (string, error) {
 	bp := queryBufs.Get().(*[]byte)
 	b, err := q.AppendQuery(bdb.QueryGen(), (*bp)[:0])
-	text := string(b)
+	text := intern(b)
 	if cap(b) <= 8*queryBufSize { // an outsized one goes to the collector
 		*bp = b
 		queryBufs.Put(bp)

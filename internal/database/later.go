@@ -2,9 +2,7 @@ package database
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -210,12 +208,6 @@ func failedAt(stmts []laterStmt, i int, err error) error {
 		return laterError{stmts[i].translate(err)}
 	}
 	return err
-}
-
-// statementName names a pipelined statement on its connection.
-func statementName(query string) string {
-	sum := sha256.Sum256([]byte(query))
-	return "tk_" + hex.EncodeToString(sum[:12])
 }
 
 // isLater reports whether err is a kept statement's translated failure.
