@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -89,31 +90,73 @@ type stateRow struct {
 	Extra *int64 `bun:"extra"`
 }
 
+// stateQueries are EntitlementState's query: [Postgres][with usage][with
+// member]. They are written out rather than built with Bun on every
+// request: building the six to eight SELECTs of their parts allocated 150
+// of the 594 MB an invoice preview run allocated (bench --profile, heap).
+// ?0 is the tenant, then the period, then the member.
+var stateQueries = func() (qs [2][2][2]string) {
+	for pg := range 2 {
+		for usage := range 2 {
+			for member := range 2 {
+				qs[pg][usage][member] = stateQuery(pg == 1, usage == 1, member == 1)
+			}
+		}
+	}
+	return qs
+}()
+
+// stateQuery writes the UNION ALL of the state's parts; only the tenant's
+// row fills the fourth column (extra), with its count of enabled webhook
+// endpoints. Postgres takes each part in parentheses, SQLite none.
+func stateQuery(postgres, usage, member bool) string {
+	parts := []string{
+		`SELECT 'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra FROM tenants WHERE (id = ?0)`,
+		`SELECT 'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL FROM module_toggles WHERE (tenant_id = ?0)`,
+		`SELECT 'add_on', module, NULL, NULL FROM contract_add_ons WHERE (tenant_id = ?0)`,
+		`SELECT 'limit', feature, lim, NULL FROM limit_overrides WHERE (tenant_id = ?0)`,
+	}
+	memberArg := "?1"
+	if usage {
+		parts = append(parts,
+			`SELECT 'usage', feature, used, NULL FROM usage_counters WHERE (tenant_id = ?0) AND (period = ?1)`,
+			`SELECT 'members', '', count(*), NULL FROM memberships WHERE (tenant_id = ?0)`)
+		memberArg = "?2"
+	}
+	if member {
+		parts = append(parts, `SELECT 'member', role, NULL, NULL FROM memberships WHERE (tenant_id = ?0) AND (user_id = `+memberArg+`)`)
+	}
+	if postgres {
+		for i, p := range parts {
+			parts[i] = "(" + p + ")"
+		}
+	}
+	return strings.Join(parts, " UNION ALL ")
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // EntitlementState implements tenancy.EntitlementStore with one UNION ALL
 // query: a row for the tenant and one per switch, add-on, override and
 // (for a period) usage counter, plus the member count, plus the asked
 // member's role. Each part is confined to the tenant.
 func (s *Store) EntitlementState(ctx context.Context, tenantID string, sq tenancy.StateQuery) (tenancy.EntitlementState, error) {
 	period := sq.Period
-	db := s.conn(ctx)
 	a := database.NewArgs(s.db)
-	tenant := a.Add(tenantID)
-	part := func(table, columns string) *bun.SelectQuery {
-		return database.ForTenant(db.NewSelect().TableExpr(table).ColumnExpr(columns), tenant)
-	}
-	// Only the tenant's row fills the fourth column (extra): its count of
-	// enabled webhook endpoints.
-	q := db.NewSelect().TableExpr("tenants").ColumnExpr("'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra").Where("id = ?", tenant).
-		UnionAll(part("module_toggles", "'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL")).
-		UnionAll(part("contract_add_ons", "'add_on', module, NULL, NULL")).
-		UnionAll(part("limit_overrides", "'limit', feature, lim, NULL"))
+	args := []any{a.Add(tenantID)}
 	if period != "" {
-		q = q.UnionAll(part("usage_counters", "'usage', feature, used, NULL").Where("period = ?", a.Add(period))).
-			UnionAll(part("memberships", "'members', '', count(*), NULL"))
+		args = append(args, a.Add(period))
 	}
 	if sq.MemberID != "" {
-		q = q.UnionAll(part("memberships", "'member', role, NULL, NULL").Where("user_id = ?", a.Add(sq.MemberID)))
+		args = append(args, a.Add(sq.MemberID))
 	}
+	sql := stateQueries[b2i(database.IsPostgres(s.db))][b2i(period != "")][b2i(sq.MemberID != "")]
+	q := s.conn(ctx).NewRaw(sql, args...)
 	rows := make([]stateRow, 0, 8)
 	if err := database.Scan(ctx, s.db, q, a, &rows); err != nil {
 		return tenancy.EntitlementState{}, translate(err)

@@ -54,6 +54,11 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenancy.APIKey, secretHash s
 	return translate(err)
 }
 
+// apiKeyByHash is APIKeyByHash's query, on every request a key makes. It
+// is written out: building it with Bun allocated 18.5 of the 594 MB an
+// invoice preview run allocated (bench --profile, heap).
+const apiKeyByHash = `SELECT k.*, u.email AS user_email, u.name AS user_name, u.created_at AS user_created_at FROM api_keys AS k JOIN users AS u ON u.id = k.user_id WHERE (k.secret_hash = ?)`
+
 // APIKeyByHash implements tenancy.KeyStore with one query joining the key
 // to its user; both are shared tables, not tenant data.
 func (s *Store) APIKeyByHash(ctx context.Context, secretHash string) (tenancy.APIKey, tenancy.User, error) {
@@ -64,12 +69,7 @@ func (s *Store) APIKeyByHash(ctx context.Context, secretHash string) (tenancy.AP
 		UserCreatedAt time.Time `bun:"user_created_at"`
 	}
 	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewSelect().
-		ColumnExpr("k.*, u.email AS user_email, u.name AS user_name, u.created_at AS user_created_at").
-		TableExpr("api_keys AS k").
-		Join("JOIN users AS u ON u.id = k.user_id").
-		Where("k.secret_hash = ?", a.Add(secretHash))
-	err := database.Scan(ctx, s.db, q, a, &row)
+	err := database.Scan(ctx, s.db, s.conn(ctx).NewRaw(apiKeyByHash, a.Add(secretHash)), a, &row)
 	if err != nil {
 		return tenancy.APIKey{}, tenancy.User{}, translate(err)
 	}
