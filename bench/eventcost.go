@@ -165,12 +165,6 @@ func eventCostOf(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, 
 			if err != nil {
 				return eventCostResult{}, err
 			}
-			// Every run starts on a fresh checkpoint: none meets the
-			// writes of one, nor more than another the full-page images
-			// written after one. Without it, two runs of the same code
-			// read create invoice's cost 7.1 % and 10.2 %, and single
-			// rounds ranged from -6 % to 17 %.
-			fx.meter.checkpoint(ctx)
 			runs[i] = append(runs[i], runLoad(ctx, servers[i], fx, ep, full))
 			after, err := countEvents(ctx, fx)
 			if err != nil {

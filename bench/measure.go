@@ -112,7 +112,6 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 			if round == 0 {
 				collect = profile(p, "full")
 			}
-			fx.meter.checkpoint(ctx) // see eventCostOf
 			r := runLoad(ctx, p, fx, ep, full)
 			if collect != nil {
 				collect()
