@@ -2,7 +2,6 @@ package support
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/tenantkit/tenantkit/internal/id"
@@ -31,22 +30,6 @@ type AgentStore interface {
 type TenantTicket struct {
 	TenantID string `json:"tenant_id"`
 	Ticket
-}
-
-// MarshalJSON writes the ticket's fields after "tenant_id" (the embedded
-// Ticket's own MarshalJSON would otherwise drop it).
-func (t TenantTicket) MarshalJSON() ([]byte, error) {
-	tenant, err := json.Marshal(t.TenantID)
-	if err != nil {
-		return nil, err
-	}
-	ticket, err := json.Marshal(t.Ticket)
-	if err != nil {
-		return nil, err
-	}
-	out := append([]byte(`{"tenant_id":`), tenant...)
-	out = append(out, ',')
-	return append(out, ticket[1:]...), nil
 }
 
 // AgentFilter selects and pages tickets across tenants. The fields are

@@ -262,6 +262,33 @@ func TestTicketJSON(t *testing.T) {
 	}
 }
 
+// TestTenantTicketJSON: an agent's view of a ticket is the ticket's own
+// JSON after "tenant_id", tags as [] when there are none.
+func TestTenantTicketJSON(t *testing.T) {
+	at := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	tk := support.TenantTicket{TenantID: "ten_1", Ticket: support.Ticket{
+		ID: "tkt_1", Number: 7, Subject: "S", Description: "D",
+		Status: support.StatusOpen, Priority: support.PriorityLow,
+		Requester: support.Requester{ID: "usr_1", Email: "a@b.c", Name: "A"},
+		CreatedAt: at, UpdatedAt: at,
+	}}
+	got, err := json.Marshal(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"tenant_id":"ten_1","id":"tkt_1","number":7,"subject":"S","description":"D","status":"open","priority":"low",` +
+		`"requester":{"id":"usr_1","email":"a@b.c","name":"A"},"assignee_id":null,"tags":[],` +
+		`"created_at":"2026-11-21T09:00:00Z","updated_at":"2026-11-21T09:00:00Z",` +
+		`"first_response_due_at":null,"resolution_due_at":null,"first_responded_at":null,"sla_breached":null,"satisfaction":null}`
+	if string(got) != want {
+		t.Fatalf("json.Marshal(TenantTicket) =\n%s\nwant\n%s", got, want)
+	}
+	tk.Tags = support.Tags{"billing", "vip"}
+	if got, _ := json.Marshal(tk); !strings.Contains(string(got), `"tags":["billing","vip"]`) {
+		t.Fatalf("json.Marshal(TenantTicket) with tags = %s", got)
+	}
+}
+
 func TestInvalidError(t *testing.T) {
 	err := &support.InvalidError{Fields: map[string]string{"tags[1]": "is bad", "subject": "is required"}}
 	if want := "invalid input: subject: is required; tags[1]: is bad;"; err.Error() != want {

@@ -39,7 +39,7 @@ type Ticket struct {
 	// choose and is not checked against tenancy's users.
 	AssigneeID *string `json:"assignee_id"`
 	// Tags are normalised labels (see NormalizeTag), never nil.
-	Tags      []string  `json:"tags"`
+	Tags      Tags      `json:"tags"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 
@@ -62,14 +62,21 @@ type Ticket struct {
 	Satisfaction *Satisfaction `json:"satisfaction"`
 }
 
-// MarshalJSON writes tags as [] rather than null when there are none, so
-// that clients can iterate without a check, whoever built the Ticket.
-func (t Ticket) MarshalJSON() ([]byte, error) {
-	type plain Ticket // drops this method, so the call below does not recurse
-	if t.Tags == nil {
-		t.Tags = []string{}
+// Tags are a ticket's labels. They are written as [] rather than null when
+// there are none, so that clients can iterate without a check, whoever
+// built the Ticket. That is done here, on the tags alone: done by a
+// MarshalJSON of the whole Ticket, every ticket was encoded twice over
+// (its own encoding, then checked and copied by the caller's encoder):
+// 3 % of a created ticket's server CPU in the response alone (bench
+// --profile), and as much again for its event.
+type Tags []string
+
+// MarshalJSON implements json.Marshaler.
+func (t Tags) MarshalJSON() ([]byte, error) {
+	if t == nil {
+		return []byte("[]"), nil
 	}
-	return json.Marshal(plain(t))
+	return json.Marshal([]string(t))
 }
 
 // Requester is who opened a ticket. It is a snapshot taken at creation:
