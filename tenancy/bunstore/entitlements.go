@@ -63,14 +63,13 @@ func (s *Store) ConsumeUsage(ctx context.Context, tenantID, feature, period stri
 // consume is ConsumeUsage's upsert.
 func (s *Store) consume(ctx context.Context, tenantID, feature, period string, n, limit int64) (int64, error) {
 	a := database.NewArgs(s.db)
-	query := `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES (?, ?, ?, ?)
-		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used`
+	query := consumeUnlimited
 	args := []any{a.Add(tenantID), a.Add(feature), a.Add(period), a.Add(n)}
 	if limit >= 0 {
-		query += ` WHERE usage_counters.used + excluded.used <= ?`
+		query = consumeLimited
 		args = append(args, a.Add(limit))
 	}
-	q := s.conn(ctx).NewRaw(query+` RETURNING used`, args...)
+	q := s.conn(ctx).NewRaw(query, args...)
 	var used int64
 	err := database.Scan(ctx, s.db, q, a, &used)
 	if errors.Is(translate(err), tenancy.ErrNotFound) {
@@ -78,6 +77,15 @@ func (s *Store) consume(ctx context.Context, tenantID, feature, period string, n
 	}
 	return used, translate(err)
 }
+
+// consume's statements, without and with a limit (both constant: joined
+// on every create, the text was copied twice per call).
+const (
+	consumeUnlimited = `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES (?, ?, ?, ?)
+		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used RETURNING used`
+	consumeLimited = `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES (?, ?, ?, ?)
+		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used WHERE usage_counters.used + excluded.used <= ? RETURNING used`
+)
 
 // stateRow is one row of EntitlementState's query: the tenant itself
 // ("tenant": plan id, seats), or one of its switches, add-ons, overrides,
