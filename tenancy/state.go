@@ -120,7 +120,7 @@ func (s *Entitlements) state(ctx context.Context, tenantID, period string) (Enti
 	if err != nil {
 		return EntitlementState{}, catalog.Plan{}, err
 	}
-	plan, ok := s.catalog.Plan(st.PlanID)
+	plan, ok := s.catalog.PlanShared(st.PlanID) // read only, by the callers of state
 	if !ok {
 		return EntitlementState{}, catalog.Plan{}, fmt.Errorf("tenancy: tenant %s is on plan %q, which the catalog lacks", tenantID, st.PlanID)
 	}
