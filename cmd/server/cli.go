@@ -257,7 +257,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	applyDemoDefaults(fs, &cfg)
 	tuneGC()
-	a, err := openApp(ctx, cfg, stderr, cfg.Migrate)
+	logOut := newLogBatch(stderr, logBatchEvery)
+	defer logOut.Close()
+	a, err := openApp(ctx, cfg, logOut, cfg.Migrate)
 	if err != nil {
 		return err
 	}
