@@ -260,7 +260,7 @@ func (a *API) Routes() []Route { return a.routes }
 // nosniff, including the 404 and 405 answers of Unmatched and anything
 // else the wrapped router serves (cmd/server's /metrics).
 func (a *API) Wrap(h http.Handler) http.Handler {
-	return requestID(noSniff(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(routablePath(h))))))
+	return noSniff(accessLog(a.cfg.Logger)(a.metrics.instrument(recoverer(routablePath(h)))))
 }
 
 // noSniff sets X-Content-Type-Options: nosniff before next runs, so that

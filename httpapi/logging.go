@@ -38,16 +38,20 @@ func logFieldsFrom(ctx context.Context) *logFields {
 	return &logFields{}
 }
 
-// accessLog logs one line per request after it completes: method, route
+// accessLog gives every request its id (requestIDOf), echoed in the
+// X-Request-ID response header, and logs one line per request after it
+// completes: method, route
 // template, status, bytes, duration, request id, tenant, user, credential and
 // client IP. Paths, query strings, headers and bodies are never logged: they
 // may hold secrets and personal data, and the route template says which
 // endpoint ran.
 //
 // It also puts a request-scoped logger carrying the request id into the
-// context, so handlers log with zerolog.Ctx(r.Context()). It must run after
-// requestID and before recoverer, so a recovered panic is logged with its
-// final status of 500.
+// context, so handlers log with zerolog.Ctx(r.Context()). It must run
+// before recoverer, so a recovered panic is logged with its final status of
+// 500. The request is copied once, with the id, the log fields and the
+// logger: copying it apart for the id (a middleware of its own until
+// 2026-11-27) allocated 16 of 366 MB in a GET-invoice bench run.
 func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,8 +60,9 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 			// (which metrics.instrument reuses).
 			st := &logState{rec: statusRecorder{ResponseWriter: w}}
 			fields, rec := &st.fields, &st.rec
-			ctx := context.WithValue(r.Context(), logFieldsKey{}, fields)
-			reqID := RequestIDFrom(r.Context())
+			reqID := requestIDOf(r)
+			w.Header().Set(requestIDHeader, reqID)
+			ctx := context.WithValue(contextWithRequestID(r.Context(), reqID), logFieldsKey{}, fields)
 			ctx = logger.With().Str("request_id", reqID).Logger().WithContext(ctx)
 
 			// Deferred so that a request aborted by a panic (http.ErrAbortHandler

@@ -15,38 +15,27 @@ const requestIDHeader = "X-Request-ID"
 // and problem bodies, so it must stay short.
 const maxRequestIDLen = 128
 
-// requestIDKey is the context key of the request id; an unexported type so
-// no other package can collide with it.
-type requestIDKey struct{}
-
-// contextWithRequestID returns ctx carrying the request id reqID.
+// contextWithRequestID returns ctx carrying the request id reqID. It is
+// the event log's (event.WithRequestID), so that the events of a request
+// carry its id without a second context value.
 func contextWithRequestID(ctx context.Context, reqID string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, reqID)
+	return event.WithRequestID(ctx, reqID)
 }
 
 // RequestIDFrom returns the id of the request ctx belongs to, as sent in the
-// X-Request-ID response header, or "" outside the requestID middleware. Host
-// applications use it to correlate their own logs with tenantkit's.
-func RequestIDFrom(ctx context.Context) string {
-	reqID, _ := ctx.Value(requestIDKey{}).(string)
-	return reqID
-}
+// X-Request-ID response header, or "" outside the API's middleware (Wrap).
+// Host applications use it to correlate their own logs with tenantkit's.
+func RequestIDFrom(ctx context.Context) string { return event.RequestIDFrom(ctx) }
 
-// requestID gives every request an id: the caller's X-Request-ID when it is
-// a plausible id (so a trace can span the caller's systems and ours), else a
-// fresh "req_<ulid>". The id is echoed in the X-Request-ID response header
-// and stored in the context for logs and problem bodies. It must run before
-// accessLog so that the access log line carries the id.
-func requestID(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reqID := r.Header.Get(requestIDHeader)
-		if !validRequestID(reqID) {
-			reqID = id.New(id.RequestPrefix)
-		}
-		w.Header().Set(requestIDHeader, reqID)
-		ctx := event.WithRequestID(contextWithRequestID(r.Context(), reqID), reqID)
-		next.ServeHTTP(w, r.WithContext(ctx))
-	})
+// requestIDOf picks the id of r: the caller's X-Request-ID when it is a
+// plausible id (so a trace can span the caller's systems and ours), else a
+// fresh "req_<ulid>". accessLog echoes it in the X-Request-ID response
+// header and stores it in the context for logs, events and problem bodies.
+func requestIDOf(r *http.Request) string {
+	if reqID := r.Header.Get(requestIDHeader); validRequestID(reqID) {
+		return reqID
+	}
+	return id.New(id.RequestPrefix)
 }
 
 // validRequestID reports whether a client-supplied id is safe to echo: 1–128

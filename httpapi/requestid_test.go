@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 func TestRequestID(t *testing.T) {
@@ -28,7 +30,7 @@ func TestRequestID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var inCtx string
-			h := requestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := accessLog(zerolog.Nop())(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				inCtx = RequestIDFrom(r.Context())
 			}))
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
@@ -55,7 +57,7 @@ func TestRequestID(t *testing.T) {
 	}
 
 	t.Run("GeneratedAreUnique", func(t *testing.T) {
-		h := requestID(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		h := accessLog(zerolog.Nop())(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 		seen := make(map[string]bool)
 		for range 100 {
 			rec := httptest.NewRecorder()

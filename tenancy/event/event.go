@@ -294,12 +294,17 @@ func WithRequestID(ctx context.Context, requestID string) context.Context {
 	return context.WithValue(ctx, requestIDKey{}, requestID)
 }
 
+// RequestIDFrom returns the request id WithRequestID put in ctx, or "".
+func RequestIDFrom(ctx context.Context) string {
+	reqID, _ := ctx.Value(requestIDKey{}).(string)
+	return reqID
+}
+
 // actorOf turns the actor ctx carries into an event's actor and request id.
 func actorOf(ctx context.Context) (Actor, string) {
 	a, ok := tenancy.ActorFrom(ctx)
 	if !ok {
-		reqID, _ := ctx.Value(requestIDKey{}).(string)
-		return Actor{Type: ActorSystem}, reqID
+		return Actor{Type: ActorSystem}, RequestIDFrom(ctx)
 	}
 	out := Actor{ID: a.ID, AuthMethod: a.Method, ClientIP: a.ClientIP}
 	switch {
