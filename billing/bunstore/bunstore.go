@@ -24,7 +24,8 @@ import (
 
 // Store is the billing.Store on Postgres or SQLite through Bun. Every
 // query runs on the transaction carried by the context when there is one,
-// and every query of invoices goes through database.ForTenant.
+// and every query of invoices goes through database.ForTenant, or, written
+// out (selectInvoice and its kin), carries the predicate ForTenant adds.
 type Store struct {
 	db bun.IDB
 }
@@ -73,30 +74,50 @@ func (s *Store) InvoiceForUpdate(ctx context.Context, tenantID, id string) (bill
 	return s.get(ctx, tenantID, id, true)
 }
 
+// selectInvoice is get's query, and selectInvoiceForUpdate its locking
+// variant on Postgres (SQLite has no FOR UPDATE: see UpdateInvoiceByID);
+// every read and change of an invoice runs one. They are written out as
+// Bun wrote them, database.ForTenant's predicate first, rather than built
+// on every request: Bun's building of SELECTs (bun.NewSelectQuery 18 MB,
+// their WHERE 11.5 MB) was 8 % of the 366 MB a GET invoice run allocated
+// (bench --profile, heap). Written out, the query and its text take 448 B
+// in 9 allocations and 0.4 µs, where Bun took 1,160 B in 16 and 1.2 µs
+// (go test -bench, on Postgres).
+const (
+	selectInvoice          = `SELECT ` + invoiceColumns + ` FROM "invoices" AS "invoice_row" WHERE (tenant_id = ?) AND (id = ?)`
+	selectInvoiceForUpdate = selectInvoice + ` FOR UPDATE`
+)
+
 func (s *Store) get(ctx context.Context, tenantID, id string, lock bool) (billing.Invoice, error) {
 	db := s.conn(ctx)
+	query := selectInvoice
+	if lock && database.IsPostgres(db) {
+		query = selectInvoiceForUpdate
+	}
 	var row invoiceRow
 	a := database.NewArgs(s.db)
-	q := database.ForTenant(db.NewSelect().Model(&row), a.Add(tenantID)).Where("id = ?", a.Add(id))
-	if lock && database.IsPostgres(db) {
-		q = q.For("UPDATE")
-	}
-	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+	if err := database.Scan(ctx, s.db, db.NewRaw(query, a.Add(tenantID), a.Add(id)), a, &row); err != nil {
 		return billing.Invoice{}, translate(err)
 	}
 	return row.invoice()
 }
 
+// updateInvoice is UpdateInvoice's statement, on every payment (recorded,
+// or from the provider's webhook). It is written out as Bun wrote it
+// rather than built on every request: 1,272 B in 22 allocations where
+// Bun took 3,552 B in 52, in less than half the time (go test -bench, on
+// Postgres). ?0, the tenant, stands last but is bound first ($1 on
+// Postgres), as database.ForTenant bound it.
+const updateInvoice = `UPDATE "invoices" AS "invoice_row" SET status = ?1, amount_paid = ?2, amount_due = ?3, ` +
+	`received = ?4, refunded = ?5, finalized_at = ?6, paid_at = ?7, overdue = ?8, uncollectible_reason = ?9 ` +
+	`WHERE (tenant_id = ?0) AND (id = ?10)`
+
 // UpdateInvoice implements billing.Store.
 func (s *Store) UpdateInvoice(ctx context.Context, inv billing.Invoice) error {
 	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*invoiceRow)(nil)), a.Add(inv.TenantID)).
-		Set("status = ?", a.Add(string(inv.Status))).
-		Set("amount_paid = ?", a.Add(inv.AmountPaid)).Set("amount_due = ?", a.Add(inv.AmountDue)).
-		Set("received = ?", a.Add(inv.Received)).Set("refunded = ?", a.Add(inv.Refunded)).
-		Set("finalized_at = ?", a.Add(inv.FinalizedAt)).Set("paid_at = ?", a.Add(inv.PaidAt)).
-		Set("overdue = ?", a.Add(inv.Overdue)).Set("uncollectible_reason = ?", a.Add(string(inv.UncollectibleReason))).
-		Where("id = ?", a.Add(inv.ID))
+	q := s.conn(ctx).NewRaw(updateInvoice, a.AddAll(inv.TenantID, string(inv.Status),
+		inv.AmountPaid, inv.AmountDue, inv.Received, inv.Refunded, inv.FinalizedAt, inv.PaidAt,
+		inv.Overdue, string(inv.UncollectibleReason), inv.ID)...)
 	res, err := database.Exec(ctx, s.db, q, a)
 	return affected(res, err)
 }
@@ -138,6 +159,16 @@ func (s *Store) InvoiceTenant(ctx context.Context, id string) (string, error) {
 	return tenantID, nil
 }
 
+// selectInvoiceByID is UpdateInvoiceByID's query, on Postgres
+// selectInvoiceByIDForUpdate; the provider's webhook runs it on every
+// payment. It is written out as Bun wrote it, as selectInvoice is: 392 B
+// in 7 allocations where Bun took 928 B in 10 (go test -bench, on
+// Postgres).
+const (
+	selectInvoiceByID          = `SELECT ` + invoiceColumns + ` FROM "invoices" AS "invoice_row" WHERE (id = ?) LIMIT 1`
+	selectInvoiceByIDForUpdate = selectInvoiceByID + ` FOR UPDATE`
+)
+
 // UpdateInvoiceByID implements billing.Store: SELECT … FOR UPDATE by id (on
 // SQLite the transaction holds the database's write lock from its start,
 // which serialises it just the same), then UpdateInvoice, on the caller's
@@ -146,13 +177,13 @@ func (s *Store) UpdateInvoiceByID(ctx context.Context, id string, change func(*b
 	var out billing.Invoice
 	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
 		db := s.conn(ctx)
+		query := selectInvoiceByID
+		if database.IsPostgres(db) {
+			query = selectInvoiceByIDForUpdate
+		}
 		var row invoiceRow
 		a := database.NewArgs(s.db)
-		q := db.NewSelect().Model(&row).Where("id = ?", a.Add(id)).Limit(1)
-		if database.IsPostgres(db) {
-			q = q.For("UPDATE")
-		}
-		if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+		if err := database.Scan(ctx, s.db, db.NewRaw(query, a.Add(id)), a, &row); err != nil {
 			return translate(err)
 		}
 		loaded, err := row.invoice()
@@ -180,6 +211,15 @@ func (s *Store) UpdateInvoiceByID(ctx context.Context, id string, change func(*b
 	return out, err
 }
 
+// saveInvoice is SaveInvoice's statement, on every finalization. It is
+// written out as Bun wrote it, as updateInvoice is: 2,152 B in 33
+// allocations where Bun took 4,672 B in 79 (toRow's aside; go test
+// -bench, on Postgres). ?0 is the tenant, bound first.
+const saveInvoice = `UPDATE "invoices" AS "invoice_row" SET number = ?1, status = ?2, customer_name = ?3, ` +
+	`customer_email = ?4, line_items = ?5, subtotal = ?6, tax = ?7, total = ?8, amount_paid = ?9, amount_due = ?10, ` +
+	`received = ?11, refunded = ?12, due_date = ?13, memo = ?14, metadata = ?15, finalized_at = ?16, paid_at = ?17 ` +
+	`WHERE (tenant_id = ?0) AND (id = ?18)`
+
 // SaveInvoice implements billing.Store: one UPDATE of every column a draft's
 // edit or its finalization may change.
 func (s *Store) SaveInvoice(ctx context.Context, inv billing.Invoice) error {
@@ -188,16 +228,9 @@ func (s *Store) SaveInvoice(ctx context.Context, inv billing.Invoice) error {
 		return err
 	}
 	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*invoiceRow)(nil)), a.Add(r.TenantID)).
-		Set("number = ?", a.Add(r.Number)).Set("status = ?", a.Add(r.Status)).
-		Set("customer_name = ?", a.Add(r.CustomerName)).Set("customer_email = ?", a.Add(r.CustomerEmail)).
-		Set("line_items = ?", a.Add(r.LineItems)).
-		Set("subtotal = ?", a.Add(r.Subtotal)).Set("tax = ?", a.Add(r.Tax)).Set("total = ?", a.Add(r.Total)).
-		Set("amount_paid = ?", a.Add(r.AmountPaid)).Set("amount_due = ?", a.Add(r.AmountDue)).
-		Set("received = ?", a.Add(r.Received)).Set("refunded = ?", a.Add(r.Refunded)).
-		Set("due_date = ?", a.Add(r.DueDate)).Set("memo = ?", a.Add(r.Memo)).Set("metadata = ?", a.Add(r.Metadata)).
-		Set("finalized_at = ?", a.Add(r.FinalizedAt)).Set("paid_at = ?", a.Add(r.PaidAt)).
-		Where("id = ?", a.Add(r.ID))
+	q := s.conn(ctx).NewRaw(saveInvoice, a.AddAll(r.TenantID, r.Number, r.Status, r.CustomerName, r.CustomerEmail,
+		r.LineItems, r.Subtotal, r.Tax, r.Total, r.AmountPaid, r.AmountDue, r.Received, r.Refunded,
+		r.DueDate, r.Memo, r.Metadata, r.FinalizedAt, r.PaidAt, r.ID)...)
 	res, err := database.Exec(ctx, s.db, q, a)
 	return affected(res, err)
 }

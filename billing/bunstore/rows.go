@@ -42,6 +42,16 @@ type invoiceRow struct {
 	UncollectibleReason string `bun:"uncollectible_reason"`
 }
 
+// invoiceColumns are invoiceRow's columns as Bun lists them in a SELECT
+// of the model, for the queries written out in full (selectInvoice and
+// its kin): a column added to invoiceRow is added here too.
+const invoiceColumns = `"invoice_row"."tenant_id", "invoice_row"."id", "invoice_row"."number", "invoice_row"."status", ` +
+	`"invoice_row"."customer_name", "invoice_row"."customer_email", "invoice_row"."currency", "invoice_row"."line_items", ` +
+	`"invoice_row"."subtotal", "invoice_row"."tax", "invoice_row"."total", "invoice_row"."amount_paid", ` +
+	`"invoice_row"."amount_due", "invoice_row"."received", "invoice_row"."refunded", "invoice_row"."due_date", ` +
+	`"invoice_row"."memo", "invoice_row"."metadata", "invoice_row"."created_at", "invoice_row"."finalized_at", ` +
+	`"invoice_row"."paid_at", "invoice_row"."overdue", "invoice_row"."uncollectible_reason"`
+
 // lineRow is how a line item is kept in the line_items JSON column; its
 // own type so that the API's JSON can change without touching stored rows.
 type lineRow struct {

@@ -22,7 +22,8 @@ import (
 
 // Store is the support.Store on Postgres or SQLite through Bun. Every
 // query runs on the transaction carried by the context when there is one,
-// and every query of tickets goes through database.ForTenant.
+// and every query of tickets goes through database.ForTenant, or, written
+// out (selectTicket and its kin), carries the predicate ForTenant adds.
 type Store struct {
 	db bun.IDB
 }
@@ -63,11 +64,22 @@ func (s *Store) CreateTicket(ctx context.Context, tenantID string, t support.Tic
 	return database.ExecLater(ctx, s.db, q, a, translate)
 }
 
+// selectTicket is Ticket's query, and selectTicketForUpdate
+// UpdateTicket's on Postgres (on SQLite, selectTicket: see UpdateTicket),
+// which every comment runs. They are written out as Bun wrote them,
+// database.ForTenant's predicate first, rather than built on every
+// request: 432 B in 8 allocations and 0.4 µs, where Bun took 1,144 B in
+// 15 and 1.1 µs (go test -bench, on Postgres).
+const (
+	selectTicket          = `SELECT ` + ticketColumns + ` FROM "tickets" AS "ticket_row" WHERE (tenant_id = ?) AND (id = ?)`
+	selectTicketForUpdate = selectTicket + ` FOR UPDATE`
+)
+
 // Ticket implements support.Store.
 func (s *Store) Ticket(ctx context.Context, tenantID, id string) (support.Ticket, error) {
 	var row ticketRow
 	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&row), a.Add(tenantID)).Where("id = ?", a.Add(id))
+	q := s.conn(ctx).NewRaw(selectTicket, a.Add(tenantID), a.Add(id))
 	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
 		return support.Ticket{}, translate(err)
 	}
@@ -101,6 +113,17 @@ func (s *Store) ListTickets(ctx context.Context, tenantID string, f support.List
 	return database.Page(rows, limit, ticketRow.ticket)
 }
 
+// updateTicket is UpdateTicket's statement, which every comment runs. It
+// is written out as Bun wrote it rather than built on every request:
+// 1,528 B in 30 allocations where Bun took 3,968 B in 70, in less than
+// half the time (newTicketRow's aside; go test -bench, on Postgres). ?0,
+// the tenant, stands last but is bound first ($1 on Postgres), as
+// database.ForTenant bound it.
+const updateTicket = `UPDATE "tickets" AS "ticket_row" SET subject = ?1, description = ?2, status = ?3, priority = ?4, ` +
+	`assignee_id = ?5, tags = ?6, updated_at = ?7, first_response_due_at = ?8, resolution_due_at = ?9, ` +
+	`first_responded_at = ?10, satisfaction_score = ?11, satisfaction_comment = ?12, satisfaction_rated_by = ?13, ` +
+	`satisfaction_rated_at = ?14 WHERE (tenant_id = ?0) AND (id = ?15)`
+
 // UpdateTicket implements support.Store. It joins the caller's
 // transaction, or runs in one of its own: on Postgres SELECT … FOR UPDATE
 // locks the row until the outermost transaction ends; on SQLite the
@@ -113,13 +136,13 @@ func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update fu
 	var out support.Ticket
 	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
 		db := s.conn(ctx)
+		query := selectTicket
+		if database.IsPostgres(db) {
+			query = selectTicketForUpdate
+		}
 		var row ticketRow
 		a := database.NewArgs(s.db)
-		q := database.ForTenant(db.NewSelect().Model(&row), a.Add(tenantID)).Where("id = ?", a.Add(id))
-		if database.IsPostgres(db) {
-			q = q.For("UPDATE")
-		}
-		if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+		if err := database.Scan(ctx, s.db, db.NewRaw(query, a.Add(tenantID), a.Add(id)), a, &row); err != nil {
 			return translate(err)
 		}
 		t, err := row.ticket()
@@ -134,19 +157,10 @@ func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update fu
 			return fmt.Errorf("support: update ticket %s: %w", id, err)
 		}
 		a = database.NewArgs(s.db)
-		u := database.ForTenant(db.NewUpdate().Model((*ticketRow)(nil)), a.Add(tenantID)).
-			Set("subject = ?", a.Add(next.Subject)).Set("description = ?", a.Add(next.Description)).
-			Set("status = ?", a.Add(next.Status)).Set("priority = ?", a.Add(next.Priority)).
-			Set("assignee_id = ?", a.Add(next.AssigneeID)).Set("tags = ?", a.Add(next.Tags)).
-			Set("updated_at = ?", a.Add(next.UpdatedAt)).
-			Set("first_response_due_at = ?", a.Add(next.FirstResponseDueAt)).
-			Set("resolution_due_at = ?", a.Add(next.ResolutionDueAt)).
-			Set("first_responded_at = ?", a.Add(next.FirstRespondedAt)).
-			Set("satisfaction_score = ?", a.Add(next.SatisfactionScore)).
-			Set("satisfaction_comment = ?", a.Add(next.SatisfactionComment)).
-			Set("satisfaction_rated_by = ?", a.Add(next.SatisfactionRatedBy)).
-			Set("satisfaction_rated_at = ?", a.Add(next.SatisfactionRatedAt)).
-			Where("id = ?", a.Add(id))
+		u := db.NewRaw(updateTicket, a.AddAll(tenantID, next.Subject, next.Description, next.Status, next.Priority,
+			next.AssigneeID, next.Tags, next.UpdatedAt, next.FirstResponseDueAt, next.ResolutionDueAt,
+			next.FirstRespondedAt, next.SatisfactionScore, next.SatisfactionComment, next.SatisfactionRatedBy,
+			next.SatisfactionRatedAt, id)...)
 		if _, err := database.Exec(ctx, s.db, u, a); err != nil {
 			return translate(err)
 		}

@@ -39,6 +39,17 @@ type ticketRow struct {
 	SatisfactionRatedAt *time.Time `bun:"satisfaction_rated_at"`
 }
 
+// ticketColumns are ticketRow's columns as Bun lists them in a SELECT of
+// the model, for the queries written out in full (selectTicket): a column
+// added to ticketRow is added here too.
+const ticketColumns = `"ticket_row"."tenant_id", "ticket_row"."id", "ticket_row"."number", "ticket_row"."subject", ` +
+	`"ticket_row"."description", "ticket_row"."status", "ticket_row"."priority", "ticket_row"."requester_id", ` +
+	`"ticket_row"."requester_email", "ticket_row"."requester_name", "ticket_row"."assignee_id", "ticket_row"."tags", ` +
+	`"ticket_row"."created_at", "ticket_row"."updated_at", "ticket_row"."first_response_due_at", ` +
+	`"ticket_row"."resolution_due_at", "ticket_row"."first_responded_at", "ticket_row"."sla_breached", ` +
+	`"ticket_row"."satisfaction_score", "ticket_row"."satisfaction_comment", "ticket_row"."satisfaction_rated_by", ` +
+	`"ticket_row"."satisfaction_rated_at"`
+
 func newTicketRow(tenantID string, t support.Ticket) (ticketRow, error) {
 	tags := t.Tags
 	if tags == nil {
