@@ -60,9 +60,18 @@ func (s *Store) CreateNotification(ctx context.Context, n tenancy.Notification, 
 		row.DedupeKey = &key
 	}
 	a := database.NewArgs(s.db)
-	res, err := database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row).On("CONFLICT DO NOTHING").Returning("NULL"), a)
+	q := s.conn(ctx).NewRaw(insertNotification, a.AddAll(row.TenantID, row.ID, row.Type, row.Title, row.Body,
+		row.Data, row.DedupeKey, row.CreatedAt, row.ReadAt)...)
+	res, err := database.Exec(ctx, s.db, q, a)
 	return affected(res, err, tenancy.ErrConflict)
 }
+
+// insertNotification is CreateNotification's statement, on every payment
+// the provider's webhook reports. It is written out as Bun wrote it from
+// notificationRow, as membershipOf is, rather than built with reflection
+// on every request.
+const insertNotification = `INSERT INTO "notifications" AS "notification_row" ("tenant_id", "id", "type", "title", ` +
+	`"body", "data", "dedupe_key", "created_at", "read_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 
 // Notifications implements tenancy.NotificationStore.
 func (s *Store) Notifications(ctx context.Context, tenantID string, f tenancy.NotificationFilter) ([]tenancy.Notification, bool, error) {
