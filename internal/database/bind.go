@@ -247,7 +247,7 @@ func isSlice(dest any) bool {
 // BindRow makes q, an insert of the single row model row (a pointer to a
 // Bun row struct), bind the value of each of the row's columns with a
 // instead of writing it into the text. Where a does not bind (SQLite) it
-// returns q as it is. Tenancy's notifications use it; the other stores
+// returns q as it is. The outbound store uses it; the other stores
 // list an insert's columns and bind them with AddAll, which keeps the SQL
 // in the store and needs no reflection.
 func BindRow(q *bun.InsertQuery, a *Args, row any) *bun.InsertQuery {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -264,29 +265,70 @@ func TestArgs(t *testing.T) {
 			}
 		})
 		// Each kind of destination gets from Scan (on Postgres: pgx
-		// directly, direct.go) what Bun's own Scan puts there.
+		// directly, direct.go and scan.go) what Bun's own Scan puts there:
+		// the columns pgx decodes in place (text, integers, booleans,
+		// timestamps, bytea; NULL or not) and those handed to Bun's
+		// scanners (JSON, a sql.Scanner, date, numeric, real, uuid).
 		type row struct {
-			ID   string     `bun:"id"`
-			N    int64      `bun:"n"`
-			Big  int64      `bun:"big"`
-			On   bool       `bun:"flag"`
-			At   time.Time  `bun:"at"`
-			Null string     `bun:"absent"`
-			NAt  *time.Time `bun:"nat"`
-			Raw  []byte     `bun:"raw"`
+			ID     string     `bun:"id"`
+			N      int64      `bun:"n"`
+			Big    int64      `bun:"big"`
+			On     bool       `bun:"flag"`
+			At     time.Time  `bun:"at"`
+			Null   string     `bun:"absent"`
+			NAt    *time.Time `bun:"nat"`
+			Raw    []byte     `bun:"raw"`
+			NInt   int        `bun:"nint"`
+			NStr   *string    `bun:"nstr"`
+			SStr   *string    `bun:"sstr"`
+			NOn    bool       `bun:"non"`
+			POn    *bool      `bun:"pon"`
+			Doc    scanned    `bun:"doc"`
+			DocB   scanned    `bun:"docb"`
+			Named  *scanned   `bun:"named"`
+			Local  time.Time  `bun:"local"`
+			NLocal *time.Time `bun:"nlocal"`
+			Day    time.Time  `bun:"day"`
+			Ratio  string     `bun:"ratio"`
+			Third  float64    `bun:"third"`
+			UID    string     `bun:"uid"`
+			Empty  []byte     `bun:"empty"`
+			Low    int32      `bun:"low"`
 		}
+		at := time.Date(2026, 11, 27, 10, 11, 12, 345678000, time.UTC)
 		sel := func(a *database.Args) *bun.SelectQuery {
 			return db.NewSelect().Table("things").
 				ColumnExpr("id, n, CAST(n AS BIGINT) * ? AS big, n > ? AS flag", a.Add(int64(1)<<40), a.Add(1)).
 				ColumnExpr("? AS at, NULL AS absent, NULL AS nat, CAST(id AS BLOB) AS raw", a.Add("2026-11-27 10:11:12.345678")).
+				ColumnExpr("n AS nint, NULL AS nstr, id AS sstr, NULL AS non, n > ? AS pon", a.Add(2)).
+				ColumnExpr(`'{"a": 1}' AS doc, '{"b": 2}' AS docb, id AS named`).
+				ColumnExpr("? AS local, NULL AS nlocal, '2026-11-27' AS day", a.Add("2026-11-27 10:11:12.345678")).
+				ColumnExpr("CAST(n AS REAL) / 4 AS ratio, CAST(n AS REAL) / 3 AS third, '00000000-0000-0000-0000-00000000000a' AS uid").
+				ColumnExpr("CAST('' AS BLOB) AS empty, CAST(n AS BIGINT) * ? + n AS low", a.Add(int64(1)<<32)).
 				Where("id <> ?", a.Add("")).Order("id")
 		}
 		if database.IsPostgres(db) {
 			sel = func(a *database.Args) *bun.SelectQuery {
 				return db.NewSelect().Table("things").
 					ColumnExpr("id, n, n::bigint * ? AS big, n > ? AS flag", a.Add(int64(1)<<40), a.Add(1)).
-					ColumnExpr("?::timestamptz AS at, NULL::text AS absent, NULL::timestamptz AS nat, convert_to(id, 'UTF8') AS raw", a.Add(time.Date(2026, 11, 27, 10, 11, 12, 345678000, time.UTC))).
+					ColumnExpr("?::timestamptz AS at, NULL::text AS absent, NULL::timestamptz AS nat, convert_to(id, 'UTF8') AS raw", a.Add(at)).
+					ColumnExpr("n AS nint, NULL::text AS nstr, id AS sstr, NULL::boolean AS non, n > ? AS pon", a.Add(2)).
+					ColumnExpr(`'{"a": 1}'::json AS doc, '{"b": 2}'::jsonb AS docb, id AS named`).
+					ColumnExpr("?::timestamp AS local, NULL::timestamp AS nlocal, '2026-11-27'::date AS day", a.Add(at)).
+					ColumnExpr("(n::numeric / 4)::numeric(10, 2) AS ratio, n::real / 3 AS third, '00000000-0000-0000-0000-00000000000a'::uuid AS uid").
+					ColumnExpr("''::bytea AS empty, n::bigint * ? + n AS low", a.Add(int64(1)<<32)).
 					Where("id <> ?", a.Add("")).Order("id")
+			}
+		}
+		// filled is a row whose every field is set, pointers to values:
+		// what a reused destination holds before the scan.
+		filled := func() row {
+			s, b := "stale", true
+			return row{
+				ID: "stale", N: 9, Big: 9, On: true, At: at, Null: "stale", NAt: &at, Raw: []byte("stale"),
+				NInt: 9, NStr: &s, SStr: &s, NOn: true, POn: &b, Doc: scanned{"stale"}, DocB: scanned{"stale"},
+				Named: &scanned{"stale"}, Local: at, NLocal: &at, Day: at, Ratio: "stale", Third: 9, UID: "stale",
+				Empty: []byte("stale"), Low: 9,
 			}
 		}
 		kinds := []struct {
@@ -294,20 +336,39 @@ func TestArgs(t *testing.T) {
 			dest func() []any
 		}{
 			{"StructRow", func() []any { return []any{new(row)} }},
+			{"StructRowFilled", func() []any { r := filled(); return []any{&r} }},
 			{"Slice", func() []any { return []any{new([]row)} }},
+			{"SliceReused", func() []any { return []any{&[]row{filled(), filled(), filled(), filled()}} }},
 			{"SliceOfPointers", func() []any { return []any{new([]*row)} }},
+			{"SliceOfPointersReused", func() []any {
+				a, b := filled(), filled()
+				rows := make([]*row, 2, 3)
+				rows[0], rows[1] = &a, &b
+				return []any{&rows}
+			}},
+			{"SliceOfScalars", func() []any { return []any{new([]string)} }},
 			{"Scalars", func() []any {
-				return []any{new(string), new(int64), new(int64), new(bool), new(time.Time), new(string), new(*time.Time), new([]byte)}
+				return []any{
+					new(string), new(int64), new(int64), new(bool), new(time.Time), new(string), new(*time.Time), new([]byte),
+					new(int), new(*string), new(*string), new(bool), new(*bool), new(scanned), new(scanned), new(*scanned),
+					new(time.Time), new(*time.Time), new(time.Time), new(string), new(float64), new(string), new([]byte), new(int32),
+				}
 			}},
 		}
 		for _, k := range kinds {
 			t.Run("Kinds/"+k.name, func(t *testing.T) {
 				want, got := k.dest(), k.dest()
-				if err := sel(database.NewArgs(nil)).Scan(ctx, want...); err != nil {
+				q := sel
+				if k.name == "SliceOfScalars" {
+					q = func(a *database.Args) *bun.SelectQuery {
+						return db.NewSelect().Table("things").Column("id").Where("id <> ?", a.Add("")).Order("id")
+					}
+				}
+				if err := q(database.NewArgs(nil)).Scan(ctx, want...); err != nil {
 					t.Fatalf("Bun: %v", err)
 				}
 				a := database.NewArgs(db)
-				if err := database.Scan(ctx, db, sel(a), a, got...); err != nil {
+				if err := database.Scan(ctx, db, q(a), a, got...); err != nil {
 					t.Fatalf("Scan: %v", err)
 				}
 				for i := range want {
@@ -318,6 +379,34 @@ func TestArgs(t *testing.T) {
 				}
 			})
 		}
+		t.Run("ColumnWithoutField", func(t *testing.T) {
+			var got thing
+			a := database.NewArgs(db)
+			q := db.NewSelect().Model(&got).ColumnExpr("id, n, 1 AS nowhere").Where("id = ?", a.Add("a"))
+			if err := database.Scan(ctx, db, q, a, &got); err == nil || !strings.Contains(err.Error(), "nowhere") {
+				t.Fatalf("err = %v, want one about the column nowhere", err)
+			}
+		})
+		t.Run("PlanPerColumns", func(t *testing.T) {
+			// One row type read with other columns, or another type of
+			// column, in turn: each query is read by the plan of its own.
+			for _, c := range []struct {
+				cols string
+				want thing
+			}{
+				{"id, n", thing{ID: "b", N: 2}},
+				{"n", thing{N: 2}},
+				{"id, CAST(n AS TEXT) AS n", thing{ID: "b", N: 2}},
+				{"id, n", thing{ID: "b", N: 2}},
+			} {
+				var got thing
+				a := database.NewArgs(db)
+				q := db.NewSelect().Model(&got).ColumnExpr(c.cols).Where("id = ?", a.Add("b"))
+				if err := database.Scan(ctx, db, q, a, &got); err != nil || got != c.want {
+					t.Errorf("%s: got %+v, %v; want %+v", c.cols, got, err, c.want)
+				}
+			}
+		})
 		t.Run("SliceEmptied", func(t *testing.T) {
 			got := []thing{{ID: "stale"}}
 			a := database.NewArgs(db)
@@ -347,6 +436,15 @@ func TestArgs(t *testing.T) {
 			}
 		})
 	}, schema())
+}
+
+// scanned is a sql.Scanner that keeps what it was handed, type and value.
+type scanned struct{ Src string }
+
+// Scan implements sql.Scanner.
+func (s *scanned) Scan(src any) error {
+	s.Src = fmt.Sprintf("%T %v", src, src)
+	return nil
 }
 
 // normalTimes is v with its times in UTC, for comparing the times two
