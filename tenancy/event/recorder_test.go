@@ -2,6 +2,7 @@ package event
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -139,6 +140,48 @@ func TestRecorderKnownSubscribers(t *testing.T) {
 			if len(store.events) != 1 || store.asked != tt.wantAsked || dispatched != tt.wantDispatch {
 				t.Fatalf("stored %d, asked %d, dispatched %v; want 1, %d, %v",
 					len(store.events), store.asked, dispatched, tt.wantAsked, tt.wantDispatch)
+			}
+		})
+	}
+}
+
+// TestRecordDataEncoding holds the data Record stores to the bytes
+// encoding/json.Marshal writes, which the event log wrote until it
+// encoded with goccy/go-json; deliveries sign and send these bytes.
+func TestRecordDataEncoding(t *testing.T) {
+	at := time.Date(2026, 11, 27, 10, 11, 12, 345678000, time.UTC)
+	type line struct {
+		Description string `json:"description"`
+		Amount      int64  `json:"amount"`
+	}
+	tests := []struct {
+		name string
+		data any
+	}{
+		{"Struct", struct {
+			ID        string            `json:"id"`
+			Lines     []line            `json:"line_items"`
+			Metadata  map[string]string `json:"metadata"`
+			CreatedAt time.Time         `json:"created_at"`
+			PaidAt    *time.Time        `json:"paid_at"`
+			Memo      string            `json:"memo,omitempty"`
+		}{ID: "inv_1", Lines: []line{{"Consulting <hours> & more", 45000}}, Metadata: map[string]string{"b": "2", "a": "1"}, CreatedAt: at}},
+		{"Map", map[string]any{"z": nil, "amount": int64(-9007199254740993), "name": "Zoë \u2028 \"quoted\"", "ok": true}},
+		{"InvalidUTF8", map[string]string{"s": "a\xffb"}},
+		{"Empty", struct{}{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &memStore{}
+			if err := NewRecorder(store).Record(context.Background(), "ten_1", InvoiceUpdated, "invoice", "inv_1", tt.data); err != nil {
+				t.Fatalf("Record: %v", err)
+			}
+			want, err := json.Marshal(tt.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(store.events[0].Data); got != string(want) {
+				t.Errorf("stored %s, encoding/json writes %s", got, want)
 			}
 		})
 	}
