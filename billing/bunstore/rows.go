@@ -1,7 +1,6 @@
 package bunstore
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -62,12 +61,16 @@ type lineRow struct {
 	Amount      int64  `json:"amount"`
 }
 
+// toRow encodes the line items and metadata with github.com/goccy/go-json
+// too, which writes encoding/json's bytes: encoding/json's Marshal was 2.9 %
+// of the server's CPU on a finalize, which saves the whole invoice (bench
+// --profile).
 func toRow(inv billing.Invoice) (invoiceRow, error) {
 	lines := make([]lineRow, len(inv.LineItems))
 	for i, l := range inv.LineItems {
 		lines[i] = lineRow(l)
 	}
-	lineJSON, err := json.Marshal(lines)
+	lineJSON, err := gojson.Marshal(lines)
 	if err != nil {
 		return invoiceRow{}, fmt.Errorf("billing: encode line items: %w", err)
 	}
@@ -75,7 +78,7 @@ func toRow(inv billing.Invoice) (invoiceRow, error) {
 	if meta == nil {
 		meta = map[string]string{}
 	}
-	metaJSON, err := json.Marshal(meta)
+	metaJSON, err := gojson.Marshal(meta)
 	if err != nil {
 		return invoiceRow{}, fmt.Errorf("billing: encode metadata: %w", err)
 	}
