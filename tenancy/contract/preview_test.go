@@ -149,9 +149,14 @@ func TestComputePreview(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := slices.Clone(terms.AddOns)
+			plansBefore := jsonString(cat.Plans)
 			got, err := contract.ComputePreview(cat, terms, tc.usage, tc.change, tc.now)
 			if !slices.Equal(terms.AddOns, before) {
 				t.Fatalf("ComputePreview changed the contract's add-ons: got %v, want %v", terms.AddOns, before)
+			}
+			// It reads the catalog's own plans (PlanShared): they must come out unchanged.
+			if after := jsonString(cat.Plans); after != plansBefore {
+				t.Fatalf("ComputePreview changed the catalog's plans:\n got %s\nwant %s", after, plansBefore)
 			}
 			if tc.wantFields != nil {
 				fields := fieldErrors(t, err)
