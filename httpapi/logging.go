@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // logFields collects what the access log line needs but only later
@@ -62,7 +64,7 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 			fields, rec := &st.fields, &st.rec
 			reqID := requestIDOf(r)
 			w.Header().Set(requestIDHeader, reqID)
-			ctx := context.WithValue(contextWithRequestID(r.Context(), reqID), logFieldsKey{}, fields)
+			ctx := context.WithValue(event.WithRequestID(r.Context(), reqID), logFieldsKey{}, fields)
 			ctx = logger.With().Str("request_id", reqID).Logger().WithContext(ctx)
 
 			// Deferred so that a request aborted by a panic (http.ErrAbortHandler

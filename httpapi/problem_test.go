@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
@@ -188,7 +189,7 @@ func TestWriteProblem(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
-			r = r.WithContext(contextWithRequestID(r.Context(), "req_abc"))
+			r = r.WithContext(event.WithRequestID(r.Context(), "req_abc"))
 			rec := httptest.NewRecorder()
 			if tt.presetAuth != "" {
 				rec.Header().Set("WWW-Authenticate", tt.presetAuth)

@@ -15,16 +15,11 @@ const requestIDHeader = "X-Request-ID"
 // and problem bodies, so it must stay short.
 const maxRequestIDLen = 128
 
-// contextWithRequestID returns ctx carrying the request id reqID. It is
-// the event log's (event.WithRequestID), so that the events of a request
-// carry its id without a second context value.
-func contextWithRequestID(ctx context.Context, reqID string) context.Context {
-	return event.WithRequestID(ctx, reqID)
-}
-
 // RequestIDFrom returns the id of the request ctx belongs to, as sent in the
 // X-Request-ID response header, or "" outside the API's middleware (Wrap).
-// Host applications use it to correlate their own logs with tenantkit's.
+// It is kept under the event log's key (event.WithRequestID), so that the
+// events of a request carry its id without a second context value. Host
+// applications use it to correlate their own logs with tenantkit's.
 func RequestIDFrom(ctx context.Context) string { return event.RequestIDFrom(ctx) }
 
 // requestIDOf picks the id of r: the caller's X-Request-ID when it is a
