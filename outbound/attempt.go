@@ -114,9 +114,11 @@ type signed struct {
 
 // post sends the delivery and describes what came back.
 func (s *Service) post(ctx context.Context, job Job, sig signed) Attempt {
+	// start is taken before the deadline is set, so that an attempt cut off
+	// by the timeout reports at least the timeout as its latency.
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, job.Endpoint.URL, bytes.NewReader(job.Payload))
 	if err != nil {
 		return Attempt{Status: DeliveryFailed, Response: "invalid URL"}
