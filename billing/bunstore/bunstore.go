@@ -27,14 +27,35 @@ import (
 // and every query of invoices goes through database.ForTenant, or, written
 // out (selectInvoice and its kin), carries the predicate ForTenant adds.
 type Store struct {
-	db bun.IDB
+	db    bun.IDB
+	stmts stmts
 }
 
 var _ billing.Store = (*Store)(nil)
 
+// stmts are the store's statements written out in full, each formatted
+// for the store's database once (database.Stmt).
+type stmts struct {
+	insertInvoice, selectInvoice, selectInvoiceForUpdate, updateInvoice *database.Stmt
+	selectInvoiceByID, selectInvoiceByIDForUpdate, saveInvoice          *database.Stmt
+	insertStep, insertPayment                                           *database.Stmt
+}
+
 // New returns a Store on db. Apply tenancy's migrations and Migrations
 // first.
-func New(db bun.IDB) *Store { return &Store{db: db} }
+func New(db bun.IDB) *Store {
+	return &Store{db: db, stmts: stmts{
+		insertInvoice:              database.NewStmt(db, insertInvoice),
+		selectInvoice:              database.NewStmt(db, selectInvoice),
+		selectInvoiceForUpdate:     database.NewStmt(db, selectInvoiceForUpdate),
+		updateInvoice:              database.NewStmt(db, updateInvoice),
+		selectInvoiceByID:          database.NewStmt(db, selectInvoiceByID),
+		selectInvoiceByIDForUpdate: database.NewStmt(db, selectInvoiceByIDForUpdate),
+		saveInvoice:                database.NewStmt(db, saveInvoice),
+		insertStep:                 database.NewStmt(db, insertStep),
+		insertPayment:              database.NewStmt(db, insertPayment),
+	}}
+}
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
 
@@ -51,18 +72,17 @@ func (s *Store) CreateInvoice(ctx context.Context, inv billing.Invoice) error {
 	if err != nil {
 		return err
 	}
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(
-		`INSERT INTO invoices (tenant_id, id, number, status, customer_name, customer_email, currency,
+	// Sent with the next statement (the invoice.created event's): later.go.
+	return s.stmts.insertInvoice.ExecLater(ctx, translate, r.TenantID, r.ID, r.Number, r.Status, r.CustomerName,
+		r.CustomerEmail, r.Currency, r.LineItems, r.Subtotal, r.Tax, r.Total, r.AmountPaid, r.AmountDue, r.Received,
+		r.Refunded, r.DueDate, r.Memo, r.Metadata, r.CreatedAt, r.FinalizedAt, r.PaidAt, r.Overdue, r.UncollectibleReason)
+}
+
+// insertInvoice is CreateInvoice's statement.
+const insertInvoice = `INSERT INTO invoices (tenant_id, id, number, status, customer_name, customer_email, currency,
 		 line_items, subtotal, tax, total, amount_paid, amount_due, received, refunded,
 		 due_date, memo, metadata, created_at, finalized_at, paid_at, overdue, uncollectible_reason)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.AddAll(r.TenantID, r.ID, r.Number, r.Status, r.CustomerName, r.CustomerEmail, r.Currency,
-			r.LineItems, r.Subtotal, r.Tax, r.Total, r.AmountPaid, r.AmountDue, r.Received, r.Refunded,
-			r.DueDate, r.Memo, r.Metadata, r.CreatedAt, r.FinalizedAt, r.PaidAt, r.Overdue, r.UncollectibleReason)...)
-	// Sent with the next statement (the invoice.created event's): later.go.
-	return database.ExecLater(ctx, s.db, q, a, translate)
-}
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // Invoice implements billing.Store.
 func (s *Store) Invoice(ctx context.Context, tenantID, id string) (billing.Invoice, error) {
@@ -89,14 +109,12 @@ const (
 )
 
 func (s *Store) get(ctx context.Context, tenantID, id string, lock bool) (billing.Invoice, error) {
-	db := s.conn(ctx)
-	query := selectInvoice
-	if lock && database.IsPostgres(db) {
-		query = selectInvoiceForUpdate
+	stmt := s.stmts.selectInvoice
+	if lock && database.IsPostgres(s.db) {
+		stmt = s.stmts.selectInvoiceForUpdate
 	}
 	var row invoiceRow
-	a := database.NewArgs(s.db)
-	if err := database.Scan(ctx, s.db, db.NewRaw(query, a.Add(tenantID), a.Add(id)), a, &row); err != nil {
+	if err := stmt.Scan(ctx, &row, tenantID, id); err != nil {
 		return billing.Invoice{}, translate(err)
 	}
 	return row.invoice()
@@ -114,11 +132,9 @@ const updateInvoice = `UPDATE "invoices" AS "invoice_row" SET status = ?1, amoun
 
 // UpdateInvoice implements billing.Store.
 func (s *Store) UpdateInvoice(ctx context.Context, inv billing.Invoice) error {
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(updateInvoice, a.AddAll(inv.TenantID, string(inv.Status),
+	res, err := s.stmts.updateInvoice.Exec(ctx, inv.TenantID, string(inv.Status),
 		inv.AmountPaid, inv.AmountDue, inv.Received, inv.Refunded, inv.FinalizedAt, inv.PaidAt,
-		inv.Overdue, string(inv.UncollectibleReason), inv.ID)...)
-	res, err := database.Exec(ctx, s.db, q, a)
+		inv.Overdue, string(inv.UncollectibleReason), inv.ID)
 	return affected(res, err)
 }
 
@@ -176,14 +192,12 @@ const (
 func (s *Store) UpdateInvoiceByID(ctx context.Context, id string, change func(*billing.Invoice) error) (billing.Invoice, error) {
 	var out billing.Invoice
 	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
-		db := s.conn(ctx)
-		query := selectInvoiceByID
-		if database.IsPostgres(db) {
-			query = selectInvoiceByIDForUpdate
+		stmt := s.stmts.selectInvoiceByID
+		if database.IsPostgres(s.db) {
+			stmt = s.stmts.selectInvoiceByIDForUpdate
 		}
 		var row invoiceRow
-		a := database.NewArgs(s.db)
-		if err := database.Scan(ctx, s.db, db.NewRaw(query, a.Add(id)), a, &row); err != nil {
+		if err := stmt.Scan(ctx, &row, id); err != nil {
 			return translate(err)
 		}
 		loaded, err := row.invoice()
@@ -227,11 +241,9 @@ func (s *Store) SaveInvoice(ctx context.Context, inv billing.Invoice) error {
 	if err != nil {
 		return err
 	}
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(saveInvoice, a.AddAll(r.TenantID, r.Number, r.Status, r.CustomerName, r.CustomerEmail,
+	res, err := s.stmts.saveInvoice.Exec(ctx, r.TenantID, r.Number, r.Status, r.CustomerName, r.CustomerEmail,
 		r.LineItems, r.Subtotal, r.Tax, r.Total, r.AmountPaid, r.AmountDue, r.Received, r.Refunded,
-		r.DueDate, r.Memo, r.Metadata, r.FinalizedAt, r.PaidAt, r.ID)...)
-	res, err := database.Exec(ctx, s.db, q, a)
+		r.DueDate, r.Memo, r.Metadata, r.FinalizedAt, r.PaidAt, r.ID)
 	return affected(res, err)
 }
 

@@ -80,12 +80,7 @@ func (s *Store) EndCollection(ctx context.Context, tenantID, invoiceID string) e
 // for the first transaction's end (Postgres blocks on the primary key;
 // SQLite lets one writer in at a time).
 func (s *Store) RecordStep(ctx context.Context, tenantID, invoiceID string, step billing.CollectionStep) (bool, error) {
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(
-		`INSERT INTO invoice_collection_steps (tenant_id, invoice_id, step, outcome, taken_at)
-		 VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, invoice_id, step) DO NOTHING`,
-		a.AddAll(tenantID, invoiceID, step.Step, string(step.Outcome), step.At.UTC())...)
-	res, err := database.Exec(ctx, s.db, q, a)
+	res, err := s.stmts.insertStep.Exec(ctx, tenantID, invoiceID, step.Step, string(step.Outcome), step.At.UTC())
 	if err != nil {
 		return false, translate(err)
 	}
@@ -95,6 +90,10 @@ func (s *Store) RecordStep(ctx context.Context, tenantID, invoiceID string, step
 	}
 	return n == 1, nil
 }
+
+// insertStep is RecordStep's statement.
+const insertStep = `INSERT INTO invoice_collection_steps (tenant_id, invoice_id, step, outcome, taken_at)
+		 VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, invoice_id, step) DO NOTHING`
 
 // Steps implements billing.DunningStore.
 func (s *Store) Steps(ctx context.Context, tenantID, invoiceID string) ([]billing.CollectionStep, error) {

@@ -43,16 +43,15 @@ func (r paymentRow) payment() (billing.Payment, error) {
 // (tenant_id, invoice_id) makes an entry for another tenant's invoice
 // fail, which translate makes ErrNotFound.
 func (s *Store) AddPayment(ctx context.Context, p billing.Payment) error {
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(
-		`INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source,
-		 method, reference, event_id, received_at, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.AddAll(p.TenantID, p.ID, p.InvoiceID, string(p.Kind), p.Amount, p.Currency, string(p.Source),
-			p.Method, p.Reference, p.EventID, p.ReceivedAt, p.CreatedAt)...)
 	// Sent with the next statement (the payment's event): later.go.
-	return database.ExecLater(ctx, s.db, q, a, translate)
+	return s.stmts.insertPayment.ExecLater(ctx, translate, p.TenantID, p.ID, p.InvoiceID, string(p.Kind), p.Amount,
+		p.Currency, string(p.Source), p.Method, p.Reference, p.EventID, p.ReceivedAt, p.CreatedAt)
 }
+
+// insertPayment is AddPayment's statement.
+const insertPayment = `INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source,
+		 method, reference, event_id, received_at, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // ListPayments implements billing.PaymentStore on the index
 // (tenant_id, invoice_id, id), read backwards.

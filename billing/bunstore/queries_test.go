@@ -10,14 +10,18 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/internal/database"
 )
 
 // TestWrittenOutQueries holds the queries written out in full to the ones
 // Bun builds from invoiceRow, as the store built them before, placeholders
 // left in place (numbered ones compared as plain "?"): a column added to
-// the row but not to invoiceColumns would read as its zero value.
+// the row but not to invoiceColumns would read as its zero value. The
+// store's database.Stmt of each runs it too, its placeholders numbered
+// ($1, $2, …).
 func TestWrittenOutQueries(t *testing.T) {
 	db := bun.NewDB(&sql.DB{}, pgdialect.New())
+	st := New(db).stmts
 	ph := bun.Safe("?")
 	sel := func() *bun.SelectQuery { return db.NewSelect().Model((*invoiceRow)(nil)) }
 	upd := func() *bun.UpdateQuery {
@@ -32,22 +36,28 @@ func TestWrittenOutQueries(t *testing.T) {
 	tests := []struct {
 		name        string
 		query, want string
+		stmt        *database.Stmt
 	}{
-		{"selectInvoice", selectInvoice, sel().Where("tenant_id = ?", ph).Where("id = ?", ph).String()},
-		{"selectInvoiceForUpdate", selectInvoiceForUpdate, sel().Where("tenant_id = ?", ph).Where("id = ?", ph).For("UPDATE").String()},
-		{"selectInvoiceByID", selectInvoiceByID, sel().Where("id = ?", ph).Limit(1).String()},
-		{"selectInvoiceByIDForUpdate", selectInvoiceByIDForUpdate, sel().Where("id = ?", ph).Limit(1).For("UPDATE").String()},
+		{"selectInvoice", selectInvoice, sel().Where("tenant_id = ?", ph).Where("id = ?", ph).String(), st.selectInvoice},
+		{"selectInvoiceForUpdate", selectInvoiceForUpdate, sel().Where("tenant_id = ?", ph).Where("id = ?", ph).For("UPDATE").String(),
+			st.selectInvoiceForUpdate},
+		{"selectInvoiceByID", selectInvoiceByID, sel().Where("id = ?", ph).Limit(1).String(), st.selectInvoiceByID},
+		{"selectInvoiceByIDForUpdate", selectInvoiceByIDForUpdate, sel().Where("id = ?", ph).Limit(1).For("UPDATE").String(),
+			st.selectInvoiceByIDForUpdate},
 		{"updateInvoice", updateInvoice, set(upd(), "status", "amount_paid", "amount_due", "received", "refunded",
-			"finalized_at", "paid_at", "overdue", "uncollectible_reason").String()},
+			"finalized_at", "paid_at", "overdue", "uncollectible_reason").String(), st.updateInvoice},
 		{"saveInvoice", saveInvoice, set(upd(), "number", "status", "customer_name", "customer_email", "line_items",
 			"subtotal", "tax", "total", "amount_paid", "amount_due", "received", "refunded", "due_date", "memo",
-			"metadata", "finalized_at", "paid_at").String()},
+			"metadata", "finalized_at", "paid_at").String(), st.saveInvoice},
 	}
-	numbered := regexp.MustCompile(`\?\d+`)
+	numbered := regexp.MustCompile(`[?$]\d+`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := numbered.ReplaceAllString(tt.query, "?"); got != tt.want {
 				t.Errorf("written out:\n%s\nBun builds:\n%s", got, tt.want)
+			}
+			if got := numbered.ReplaceAllString(tt.stmt.String(), "?"); got != tt.want {
+				t.Errorf("the store's Stmt runs:\n%s\nBun builds:\n%s", got, tt.want)
 			}
 		})
 	}

@@ -113,17 +113,6 @@ const queryBufSize = 1024
 // the bytes a created invoice allocated (bench --profile, heap).
 var queryBufs = sync.Pool{New: func() any { b := make([]byte, 0, queryBufSize); return &b }}
 
-// bound returns the database/sql connection and *bun.DB that q, built on
-// Conn(ctx, db), runs on, and q's text.
-func bound(ctx context.Context, db bun.IDB, q schema.QueryAppender) (sqlConn, *bun.DB, string, error) {
-	conn, bdb, ok := driverConn(Conn(ctx, db))
-	if !ok {
-		return nil, nil, "", fmt.Errorf("database: cannot bind arguments on %T", Conn(ctx, db))
-	}
-	query, err := queryText(q, bdb)
-	return conn, bdb, query, err
-}
-
 // queryText is q's text as Bun writes it for bdb.
 func queryText(q schema.QueryAppender, bdb *bun.DB) (string, error) {
 	bp := queryBufs.Get().(*[]byte)
@@ -144,21 +133,55 @@ func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) er
 	if !a.bind {
 		return q.Scan(ctx, dest...)
 	}
-	conn, bdb, query, err := bound(ctx, db, q)
+	t := txOf(ctx)
+	bdb, err := bunDB(t, db)
 	if err != nil {
 		return err
 	}
-	if ok, err := direct(ctx, db, func(pc *pgx.Conn) error {
-		if kept := pending(ctx); kept != nil {
-			return pipeline(ctx, pc, kept, &laterStmt{query: query, args: a.vals}, func(rr *pgconn.ResultReader) error {
+	query, err := queryText(q, bdb)
+	if err != nil {
+		return err
+	}
+	return scanBound(ctx, t, db, bdb, query, a.driverArgs(), dest)
+}
+
+// Exec runs q, built on Conn(ctx, db) with a's arguments, as q.Exec(ctx)
+// does. Bun's query hooks do not see it.
+func Exec(ctx context.Context, db bun.IDB, q execQuery, a *Args) (sql.Result, error) {
+	if !a.bind {
+		return q.Exec(ctx)
+	}
+	t := txOf(ctx)
+	bdb, err := bunDB(t, db)
+	if err != nil {
+		return nil, err
+	}
+	query, err := queryText(q, bdb)
+	if err != nil {
+		return nil, err
+	}
+	return execBound(ctx, t, db, query, a.driverArgs())
+}
+
+// scanBound runs query with args (driverArgs: the mode first) in the
+// transaction t, or on db outside one (t nil), and scans its rows into
+// dest with bdb, as Scan describes.
+func scanBound(ctx context.Context, t *txConn, db bun.IDB, bdb *bun.DB, query string, args, dest []any) error {
+	if ok, err := direct(ctx, t, db, func(pc *pgx.Conn) error {
+		if kept := t.pending(); kept != nil {
+			return pipeline(ctx, pc, kept, &laterStmt{query: query, args: args[1:]}, func(rr *pgconn.ResultReader) error {
 				return scanRows(pgx.RowsFromResultReader(pc.TypeMap(), rr), bdb, dest)
 			})
 		}
-		return queryDirect(ctx, pc, bdb, query, a.driverArgs(), dest)
+		return queryDirect(ctx, pc, bdb, query, args, dest)
 	}); ok {
 		return err
 	}
-	rows, err := conn.QueryContext(ctx, query, a.driverArgs()...)
+	conn, _, err := sqlConnOf(t, db)
+	if err != nil {
+		return err
+	}
+	rows, err := conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -180,38 +203,66 @@ func Scan(ctx context.Context, db bun.IDB, q scanQuery, a *Args, dest ...any) er
 	return rows.Err()
 }
 
-// Exec runs q, built on Conn(ctx, db) with a's arguments, as q.Exec(ctx)
-// does. Bun's query hooks do not see it.
-func Exec(ctx context.Context, db bun.IDB, q execQuery, a *Args) (sql.Result, error) {
-	if !a.bind {
-		return q.Exec(ctx)
-	}
-	conn, _, query, err := bound(ctx, db, q)
-	if err != nil {
-		return nil, err
-	}
+// execBound runs query with args (driverArgs: the mode first) in the
+// transaction t, or on db outside one (t nil), as Exec describes.
+func execBound(ctx context.Context, t *txConn, db bun.IDB, query string, args []any) (sql.Result, error) {
 	var res sql.Result
-	if ok, err := direct(ctx, db, func(pc *pgx.Conn) (err error) {
-		if kept := pending(ctx); kept != nil {
-			return pipeline(ctx, pc, kept, &laterStmt{query: query, args: a.vals}, func(rr *pgconn.ResultReader) error {
+	if ok, err := direct(ctx, t, db, func(pc *pgx.Conn) (err error) {
+		if kept := t.pending(); kept != nil {
+			return pipeline(ctx, pc, kept, &laterStmt{query: query, args: args[1:]}, func(rr *pgconn.ResultReader) error {
 				tag, err := rr.Close()
 				res = result(tag.RowsAffected())
 				return err
 			})
 		}
-		res, err = execDirect(ctx, pc, query, a.driverArgs())
+		res, err = execDirect(ctx, pc, query, args)
 		return err
 	}); ok {
 		return res, err
 	}
-	return conn.ExecContext(ctx, query, a.driverArgs()...)
+	conn, _, err := sqlConnOf(t, db)
+	if err != nil {
+		return nil, err
+	}
+	return conn.ExecContext(ctx, query, args...)
 }
 
-// driverArgs are the values to hand to database/sql. The first asks pgx
-// to prepare the statement and keep it in the connection's cache, whatever
-// mode the connection uses by default (simple protocol: see Open).
+// driverArgs are the values to hand to pgx or database/sql. The first
+// asks pgx to prepare the statement and keep it in the connection's
+// cache, whatever mode the connection uses by default (simple protocol:
+// see Open).
 func (a *Args) driverArgs() []any {
-	return append([]any{pgx.QueryExecModeCacheStatement}, a.vals...)
+	return withMode(a.vals)
+}
+
+// withMode is vals after pgx.QueryExecModeCacheStatement, as driverArgs
+// describes, in a new slice.
+func withMode(vals []any) []any {
+	args := make([]any, 1+len(vals))
+	args[0] = pgx.QueryExecModeCacheStatement
+	copy(args[1:], vals)
+	return args
+}
+
+// bunDB is the *bun.DB whose Bun tables read the rows of a statement in
+// the transaction t, or on db outside one (t nil).
+func bunDB(t *txConn, db bun.IDB) (*bun.DB, error) {
+	if t != nil && t.db != nil {
+		return t.db, nil
+	}
+	_, bdb, err := sqlConnOf(t, db)
+	return bdb, err
+}
+
+// sqlConnOf returns the database/sql connection and the *bun.DB of the
+// transaction t, or of db outside one (t nil).
+func sqlConnOf(t *txConn, db bun.IDB) (sqlConn, *bun.DB, error) {
+	idb := t.conn(db)
+	conn, bdb, ok := driverConn(idb)
+	if !ok {
+		return nil, nil, fmt.Errorf("database: cannot bind arguments on %T", idb)
+	}
+	return conn, bdb, nil
 }
 
 // sqlConn is a *sql.DB or *sql.Tx.

@@ -28,15 +28,15 @@ import (
 // Every other query, and SQLite, goes through database/sql as before;
 // TestArgs holds each kind of destination to what Bun's Scan gives.
 
-// direct runs fn on the pgx connection for db in ctx: the transaction's
-// connection when ctx carries a transaction begun by RunInTx on Postgres,
-// else a connection of db's pool (a *bun.DB on Postgres). ok is false when
-// there is no such connection to reach; fn has not run then. Outside a
-// transaction, a query that fails before it reached the server (a pooled
-// connection the server closed) is run again on another connection, as
-// database/sql does.
-func direct(ctx context.Context, db bun.IDB, fn func(*pgx.Conn) error) (ok bool, err error) {
-	if t, in := ctx.Value(txKey{}).(txConn); in {
+// direct runs fn on the pgx connection for db in ctx: the connection of
+// t, the transaction ctx carries (txOf), when RunInTx began it on
+// Postgres, else outside a transaction (t nil) a connection of db's pool
+// (a *bun.DB on Postgres). ok is false when there is no such connection
+// to reach; fn has not run then. Outside a transaction, a query that
+// fails before it reached the server (a pooled connection the server
+// closed) is run again on another connection, as database/sql does.
+func direct(ctx context.Context, t *txConn, db bun.IDB, fn func(*pgx.Conn) error) (ok bool, err error) {
+	if t != nil {
 		if t.raw == nil {
 			return false, nil
 		}

@@ -69,12 +69,12 @@ func (e laterError) Unwrap() error { return e.err }
 // store's translate: a failure is reported translated by it, by whichever
 // call of the transaction sends the statement.
 func ExecLater(ctx context.Context, db bun.IDB, q execQuery, a *Args, translate func(error) error) error {
-	t, in := ctx.Value(txKey{}).(txConn)
-	if !a.bind || !in || t.later == nil {
+	t := txOf(ctx)
+	if !a.bind || t == nil || t.later == nil {
 		_, err := Exec(ctx, db, q, a)
 		return translate(err)
 	}
-	_, _, query, err := bound(ctx, db, q)
+	query, err := queryText(q, t.db)
 	if err != nil {
 		return err
 	}
@@ -87,8 +87,8 @@ func ExecLater(ctx context.Context, db bun.IDB, q execQuery, a *Args, translate 
 // statements on the transaction's *sql.Tx itself (River's insert) calls
 // it first; Bun's queries and the commit need not.
 func Flush(ctx context.Context) error {
-	t, in := ctx.Value(txKey{}).(txConn)
-	if !in || t.later == nil {
+	t := txOf(ctx)
+	if t == nil || t.later == nil {
 		return nil
 	}
 	return t.later.flush(ctx)
@@ -112,11 +112,10 @@ func (l *later) take() []laterStmt {
 	return stmts
 }
 
-// pending returns the kept statements of the transaction ctx carries
+// pending returns the kept statements of the transaction t (nil: none)
 // and forgets them: the caller sends them.
-func pending(ctx context.Context) []laterStmt {
-	t, in := ctx.Value(txKey{}).(txConn)
-	if !in || t.later == nil || len(t.later.stmts) == 0 {
+func (t *txConn) pending() []laterStmt {
+	if t == nil || t.later == nil || len(t.later.stmts) == 0 {
 		return nil
 	}
 	return t.later.take()

@@ -25,14 +25,29 @@ import (
 // and every query of tickets goes through database.ForTenant, or, written
 // out (selectTicket and its kin), carries the predicate ForTenant adds.
 type Store struct {
-	db bun.IDB
+	db    bun.IDB
+	stmts stmts
 }
 
 var _ support.Store = (*Store)(nil)
 
+// stmts are the store's statements written out in full, each formatted
+// for the store's database once (database.Stmt).
+type stmts struct {
+	insertTicket, selectTicket, selectTicketForUpdate, updateTicket, insertComment *database.Stmt
+}
+
 // New returns a Store on db. Apply tenancy's migrations and Migrations
 // first.
-func New(db bun.IDB) *Store { return &Store{db: db} }
+func New(db bun.IDB) *Store {
+	return &Store{db: db, stmts: stmts{
+		insertTicket:          database.NewStmt(db, insertTicket),
+		selectTicket:          database.NewStmt(db, selectTicket),
+		selectTicketForUpdate: database.NewStmt(db, selectTicketForUpdate),
+		updateTicket:          database.NewStmt(db, updateTicket),
+		insertComment:         database.NewStmt(db, insertComment),
+	}}
+}
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
 
@@ -49,20 +64,19 @@ func (s *Store) CreateTicket(ctx context.Context, tenantID string, t support.Tic
 	if err != nil {
 		return fmt.Errorf("support: create ticket %s: %w", t.ID, err)
 	}
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(
-		`INSERT INTO tickets (tenant_id, id, number, subject, description, status, priority,
+	// Sent with the next statement (the ticket.created event's): later.go.
+	return s.stmts.insertTicket.ExecLater(ctx, translate, r.TenantID, r.ID, r.Number, r.Subject, r.Description,
+		r.Status, r.Priority, r.RequesterID, r.RequesterEmail, r.RequesterName, r.AssigneeID, r.Tags, r.CreatedAt,
+		r.UpdatedAt, r.FirstResponseDueAt, r.ResolutionDueAt, r.FirstRespondedAt, r.SLABreached,
+		r.SatisfactionScore, r.SatisfactionComment, r.SatisfactionRatedBy, r.SatisfactionRatedAt)
+}
+
+// insertTicket is CreateTicket's statement.
+const insertTicket = `INSERT INTO tickets (tenant_id, id, number, subject, description, status, priority,
 		 requester_id, requester_email, requester_name, assignee_id, tags, created_at, updated_at,
 		 first_response_due_at, resolution_due_at, first_responded_at, sla_breached,
 		 satisfaction_score, satisfaction_comment, satisfaction_rated_by, satisfaction_rated_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.AddAll(r.TenantID, r.ID, r.Number, r.Subject, r.Description, r.Status, r.Priority,
-			r.RequesterID, r.RequesterEmail, r.RequesterName, r.AssigneeID, r.Tags, r.CreatedAt, r.UpdatedAt,
-			r.FirstResponseDueAt, r.ResolutionDueAt, r.FirstRespondedAt, r.SLABreached,
-			r.SatisfactionScore, r.SatisfactionComment, r.SatisfactionRatedBy, r.SatisfactionRatedAt)...)
-	// Sent with the next statement (the ticket.created event's): later.go.
-	return database.ExecLater(ctx, s.db, q, a, translate)
-}
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // selectTicket is Ticket's query, and selectTicketForUpdate
 // UpdateTicket's on Postgres (on SQLite, selectTicket: see UpdateTicket),
@@ -78,9 +92,7 @@ const (
 // Ticket implements support.Store.
 func (s *Store) Ticket(ctx context.Context, tenantID, id string) (support.Ticket, error) {
 	var row ticketRow
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(selectTicket, a.Add(tenantID), a.Add(id))
-	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+	if err := s.stmts.selectTicket.Scan(ctx, &row, tenantID, id); err != nil {
 		return support.Ticket{}, translate(err)
 	}
 	return row.ticket()
@@ -135,14 +147,12 @@ const updateTicket = `UPDATE "tickets" AS "ticket_row" SET subject = ?1, descrip
 func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update func(*support.Ticket) error) (support.Ticket, error) {
 	var out support.Ticket
 	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
-		db := s.conn(ctx)
-		query := selectTicket
-		if database.IsPostgres(db) {
-			query = selectTicketForUpdate
+		stmt := s.stmts.selectTicket
+		if database.IsPostgres(s.db) {
+			stmt = s.stmts.selectTicketForUpdate
 		}
 		var row ticketRow
-		a := database.NewArgs(s.db)
-		if err := database.Scan(ctx, s.db, db.NewRaw(query, a.Add(tenantID), a.Add(id)), a, &row); err != nil {
+		if err := stmt.Scan(ctx, &row, tenantID, id); err != nil {
 			return translate(err)
 		}
 		t, err := row.ticket()
@@ -156,12 +166,10 @@ func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update fu
 		if err != nil {
 			return fmt.Errorf("support: update ticket %s: %w", id, err)
 		}
-		a = database.NewArgs(s.db)
-		u := db.NewRaw(updateTicket, a.AddAll(tenantID, next.Subject, next.Description, next.Status, next.Priority,
-			next.AssigneeID, next.Tags, next.UpdatedAt, next.FirstResponseDueAt, next.ResolutionDueAt,
+		if _, err := s.stmts.updateTicket.Exec(ctx, tenantID, next.Subject, next.Description, next.Status,
+			next.Priority, next.AssigneeID, next.Tags, next.UpdatedAt, next.FirstResponseDueAt, next.ResolutionDueAt,
 			next.FirstRespondedAt, next.SatisfactionScore, next.SatisfactionComment, next.SatisfactionRatedBy,
-			next.SatisfactionRatedAt, id)...)
-		if _, err := database.Exec(ctx, s.db, u, a); err != nil {
+			next.SatisfactionRatedAt, id); err != nil {
 			return translate(err)
 		}
 		// Return what the row now holds: the columns written above, and

@@ -11,14 +11,14 @@ import (
 // to (tenant_id, ticket_id) refuses a ticket of another tenant, which
 // translate reports as support.ErrNotFound.
 func (s *Store) CreateComment(ctx context.Context, tenantID string, c support.Comment) error {
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(
-		`INSERT INTO ticket_comments (tenant_id, id, ticket_id, author_type, author_id, author_name, body, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.AddAll(tenantID, c.ID, c.TicketID, string(c.Author.Type), c.Author.ID, c.Author.Name, c.Body, c.CreatedAt.UTC())...)
 	// Sent with the next statement (the ticket.commented event's): later.go.
-	return database.ExecLater(ctx, s.db, q, a, translate)
+	return s.stmts.insertComment.ExecLater(ctx, translate, tenantID, c.ID, c.TicketID, string(c.Author.Type),
+		c.Author.ID, c.Author.Name, c.Body, c.CreatedAt.UTC())
 }
+
+// insertComment is CreateComment's statement.
+const insertComment = `INSERT INTO ticket_comments (tenant_id, id, ticket_id, author_type, author_id, author_name, body, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 
 // Comments implements support.Store: one range scan of
 // ticket_comments_ticket_idx, oldest first.

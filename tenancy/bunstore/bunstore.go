@@ -22,7 +22,8 @@ import (
 
 // Store is tenancy's store on Postgres or SQLite.
 type Store struct {
-	db bun.IDB
+	db    bun.IDB
+	stmts stmts
 }
 
 var (
@@ -37,8 +38,27 @@ var (
 	_ operator.KeyStore         = (*Store)(nil)
 )
 
+// stmts are the store's statements written out in full, each formatted
+// for the store's database once (database.Stmt).
+type stmts struct {
+	apiKeyByHash, membershipOf, insertNotification *database.Stmt
+	consumeUnlimited, consumeLimited               *database.Stmt
+	// state is EntitlementState's query for the store's dialect: [with
+	// usage][with member].
+	state [2][2]*database.Stmt
+}
+
 // New returns the Store on db. Apply Migrations first.
-func New(db bun.IDB) *Store { return &Store{db: db} }
+func New(db bun.IDB) *Store {
+	return &Store{db: db, stmts: stmts{
+		apiKeyByHash:       database.NewStmt(db, apiKeyByHash),
+		membershipOf:       database.NewStmt(db, membershipOf),
+		insertNotification: database.NewStmt(db, insertNotification),
+		consumeUnlimited:   database.NewStmt(db, consumeUnlimited),
+		consumeLimited:     database.NewStmt(db, consumeLimited),
+		state:              stateStmts(db),
+	}}
+}
 
 // Stores returns s as every store tenancy.New needs.
 func (s *Store) Stores() tenancy.Stores {

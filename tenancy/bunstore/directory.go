@@ -6,7 +6,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -111,9 +110,7 @@ const membershipOf = `SELECT "membership_row"."tenant_id", "membership_row"."use
 // Membership implements tenancy.DirectoryStore.
 func (s *Store) Membership(ctx context.Context, tenantID, userID string) (tenancy.Membership, error) {
 	var row membershipRow
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(membershipOf, a.Add(tenantID), a.Add(userID))
-	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+	if err := s.stmts.membershipOf.Scan(ctx, &row, tenantID, userID); err != nil {
 		return tenancy.Membership{}, translate(err)
 	}
 	return tenancy.Membership{TenantID: row.TenantID, UserID: row.UserID, Role: tenancy.Role(row.Role), CreatedAt: row.CreatedAt.UTC()}, nil

@@ -7,7 +7,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -68,9 +67,7 @@ func (s *Store) APIKeyByHash(ctx context.Context, secretHash string) (tenancy.AP
 		UserName      string    `bun:"user_name"`
 		UserCreatedAt time.Time `bun:"user_created_at"`
 	}
-	a := database.NewArgs(s.db)
-	err := database.Scan(ctx, s.db, s.conn(ctx).NewRaw(apiKeyByHash, a.Add(secretHash)), a, &row)
-	if err != nil {
+	if err := s.stmts.apiKeyByHash.Scan(ctx, &row, secretHash); err != nil {
 		return tenancy.APIKey{}, tenancy.User{}, translate(err)
 	}
 	u := userRow{ID: row.UserID, Email: row.UserEmail, Name: row.UserName, CreatedAt: row.UserCreatedAt}

@@ -59,10 +59,8 @@ func (s *Store) CreateNotification(ctx context.Context, n tenancy.Notification, 
 	if key != "" {
 		row.DedupeKey = &key
 	}
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewRaw(insertNotification, a.AddAll(row.TenantID, row.ID, row.Type, row.Title, row.Body,
-		row.Data, row.DedupeKey, row.CreatedAt, row.ReadAt)...)
-	res, err := database.Exec(ctx, s.db, q, a)
+	res, err := s.stmts.insertNotification.Exec(ctx, row.TenantID, row.ID, row.Type, row.Title, row.Body,
+		row.Data, row.DedupeKey, row.CreatedAt, row.ReadAt)
 	return affected(res, err, tenancy.ErrConflict)
 }
 
