@@ -30,8 +30,10 @@ func (a *API) chain(ep endpoint) http.Handler {
 		handle = notConfigured
 	}
 	template := ep.method + " " + ep.path
+	instruments := a.metrics.route(ep.method, template)
 	var h http.Handler = handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		logFieldsFrom(r.Context()).route = template
+		f := logFieldsFrom(r.Context())
+		f.route, f.metrics = template, instruments
 		if ep.public {
 			if err := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); err != nil {
 				return err
@@ -44,7 +46,7 @@ func (a *API) chain(ep endpoint) http.Handler {
 		// ctx collects what authentication and the tenant add to the
 		// request's context; the request is copied once, with all of it,
 		// before the handler runs.
-		ctx, p, err := a.authenticate(w, r)
+		ctx, p, err := a.authenticate(w, r, f)
 		if err != nil {
 			return err
 		}
@@ -70,7 +72,7 @@ func (a *API) chain(ep endpoint) http.Handler {
 				fmt.Sprintf("this endpoint needs the scope %q", sc))
 		}
 		if ep.tenant {
-			if ctx, err = a.resolveTenant(ctx, r, p, ep); err != nil {
+			if ctx, err = a.resolveTenant(ctx, r, p, ep, f); err != nil {
 				return err
 			}
 		}
@@ -104,22 +106,23 @@ func noStore(next http.Handler) http.Handler {
 // reads entitlements (state), it reads the membership and the tenant's
 // entitlement state together and carries the state on in the context,
 // where the services' own module, limit and usage reads find it
-// (tenancy.WithState): one read for all of them.
-func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, ep endpoint) (context.Context, error) {
+// (tenancy.WithState): one read for all of them. The tenant goes in f, the
+// request's log fields.
+func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, ep endpoint, f *logFields) (context.Context, error) {
 	var (
 		m   tenancy.Membership
 		err error
 	)
 	if ep.module != "" || ep.state {
 		var st tenancy.EntitlementState
-		if m, st, err = a.cfg.Entitlements.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeader), ep.state); err != nil {
+		if m, st, err = a.cfg.Entitlements.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeaderKey), ep.state); err != nil {
 			return ctx, err
 		}
 		ctx = tenancy.WithState(ctx, st)
-	} else if m, err = a.cfg.Directory.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeader)); err != nil {
+	} else if m, err = a.cfg.Directory.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeaderKey)); err != nil {
 		return ctx, err
 	}
-	logFieldsFrom(ctx).tenantID = m.TenantID
+	f.tenantID = m.TenantID
 	ctx = withMembership(ctx, m)
 	if ep.permission != "" && !m.Role.Can(ep.permission) {
 		return ctx, NewProblem(http.StatusForbidden, CodeForbidden,
@@ -135,8 +138,9 @@ func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, 
 
 // authenticate runs the Authenticator and returns the principal and the
 // request's context carrying it. A missing or rejected credential is a 401; requests
-// that fail are rate limited per client IP, which slows down guessing.
-func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (context.Context, *Principal, error) {
+// that fail are rate limited per client IP, which slows down guessing. The
+// caller's user and credential go in f, the request's log fields.
+func (a *API) authenticate(w http.ResponseWriter, r *http.Request, f *logFields) (context.Context, *Principal, error) {
 	p, err := a.auth.Authenticate(r)
 	if err != nil || p == nil {
 		if lerr := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); lerr != nil {
@@ -152,7 +156,6 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (context.Cont
 			return nil, nil, errBadCredential
 		}
 	}
-	f := logFieldsFrom(r.Context())
 	f.userID, f.credentialID = p.User.ID, p.Credential.Key
 	actor := p.actor(RequestIDFrom(r.Context()))
 	actor.ClientIP = a.clientIP.ip(r)

@@ -43,7 +43,7 @@ func (a *API) me(w http.ResponseWriter, r *http.Request) error {
 	for _, m := range ms {
 		resp.Tenants = append(resp.Tenants, tenantRef{ID: m.Tenant.ID, Slug: m.Tenant.Slug, Name: m.Tenant.Name, Role: m.Role})
 	}
-	active, err := a.cfg.Directory.ResolveTenant(r.Context(), p.Credential, r.Header.Get(tenantHeader))
+	active, err := a.cfg.Directory.ResolveTenant(r.Context(), p.Credential, r.Header.Get(tenantHeaderKey))
 	switch {
 	case err == nil:
 		resp.ActiveTenantID = &active.TenantID

@@ -1,16 +1,22 @@
 package httpapi_test
 
 import (
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy"
 	opkey "github.com/tenantkit/tenantkit/tenancy/operator"
 )
 
@@ -227,5 +233,66 @@ func wantSecurityHeaders(t *testing.T, h http.Header, wantCache string) {
 	}
 	if got := h.Values("Cache-Control"); len(got) != 1 || got[0] != wantCache {
 		t.Errorf("Cache-Control = %q, want [%s]", got, wantCache)
+	}
+}
+
+// TestHeaderNamesOnTheWire reads the raw bytes of answers and checks the
+// header lines as net/http writes them, which the header names' spelling
+// in the code does not change: X-Request-Id, Ratelimit-Policy, Ratelimit.
+// It also checks that the request headers are found whatever the client's
+// spelling.
+func TestHeaderNamesOnTheWire(t *testing.T) {
+	inv := billing.Invoice{ID: id.New(id.Invoice), TenantID: id.New(id.Tenant), Status: billing.StatusOpen, Currency: "USD",
+		LineItems: []billing.LineItem{}, Metadata: map[string]string{}}
+	api, err := httpapi.New(context.Background(), edgeConfig(t, inv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(srv.Close)
+	bearer := "Authorization: Bearer " + tenancy.KeyPrefix + "secret\r\n"
+	tests := []struct {
+		name      string
+		request   string // method, path and header lines
+		wantLines []string
+		wantBody  string
+	}{
+		{"Health", "GET /api/health HTTP/1.1\r\nX-Request-ID: abc-1\r\n", []string{
+			"HTTP/1.1 200 OK", "X-Request-Id: abc-1", `Ratelimit-Policy: "default";q=1000000000;w=1`,
+			`Ratelimit: "default";r=`, "X-Content-Type-Options: nosniff", "Cache-Control: no-store"}, ""},
+		{"LowerCaseRequestID", "GET /api/health HTTP/1.1\r\nx-request-id: abc-2\r\n", []string{
+			"HTTP/1.1 200 OK", "X-Request-Id: abc-2"}, ""},
+		{"Invoice", "GET /api/v1/collections/invoices/" + inv.ID + " HTTP/1.1\r\n" + bearer + "X-Tenant-ID: " + inv.TenantID + "\r\n", []string{
+			"HTTP/1.1 200 OK", "X-Request-Id: req_", `Ratelimit: "default";r=`}, `"id":"` + inv.ID + `"`},
+		{"BadTenantHeader", "GET /api/v1/collections/invoices/" + inv.ID + " HTTP/1.1\r\n" + bearer + "x-tenant-id: nope\r\n", []string{
+			"HTTP/1.1 400 Bad Request"}, `"field":"X-Tenant-ID"`},
+		{"Unauthenticated", "GET /api/v1/collections/invoices/" + inv.ID + " HTTP/1.1\r\n", []string{
+			"HTTP/1.1 401 Unauthorized", "Www-Authenticate: Bearer"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := io.WriteString(conn, tt.request+"Host: test\r\nConnection: close\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := io.ReadAll(conn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, body, _ := strings.Cut(string(raw), "\r\n\r\n")
+			lines := strings.Split(head, "\r\n")
+			for _, want := range tt.wantLines {
+				if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) }) {
+					t.Errorf("no header line %q in\n%s", want, head)
+				}
+			}
+			if !strings.Contains(body, tt.wantBody) {
+				t.Errorf("body %s does not contain %s", body, tt.wantBody)
+			}
+		})
 	}
 }

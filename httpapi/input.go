@@ -19,8 +19,13 @@ import (
 // path, the query string and the X-Tenant-ID header — before any query;
 // decodeJSON checks bodies the same way.
 
-// tenantHeader names the tenant a request acts for.
+// tenantHeader names the tenant a request acts for, as problems name it.
 const tenantHeader = "X-Tenant-ID"
+
+// tenantHeaderKey is tenantHeader in net/http's canonical form, for reading
+// it: Header.Get canonicalises any other spelling with an allocation, twice
+// per request that acts on a tenant.
+const tenantHeaderKey = "X-Tenant-Id"
 
 // maxQueryValueLen bounds every query parameter value, in characters;
 // the longest legitimate one is an email address (254).
@@ -142,7 +147,7 @@ func checkQuery(r *http.Request, allowed []string) error {
 // tenant the caller is not a member of is for the tenancy service to
 // answer (403).
 func checkTenantHeader(r *http.Request) error {
-	v := r.Header.Values(tenantHeader)
+	v := r.Header.Values(tenantHeaderKey)
 	if len(v) == 0 {
 		return nil
 	}

@@ -25,6 +25,9 @@ type logFields struct {
 	userID       string
 	credentialID string // id of the API key or session, never the secret itself
 	clientIP     string // client address as resolved behind trusted proxies; "" logs the peer address
+	// metrics are the route's instruments (metrics.instrument counts the
+	// request with them); nil when no route took it or metrics are off.
+	metrics *routeMetrics
 }
 
 // logFieldsKey is the context key of the request's *logFields.
@@ -65,7 +68,11 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 			reqID := requestIDOf(r)
 			w.Header().Set(requestIDHeader, reqID)
 			ctx := context.WithValue(event.WithRequestID(r.Context(), reqID), logFieldsKey{}, fields)
-			ctx = logger.With().Str("request_id", reqID).Logger().WithContext(ctx)
+			// The request's logger carries the id, for the handlers and for
+			// the access log line below, which it starts with the same bytes
+			// as logger with the id added as the first field.
+			reqLogger := logger.With().Str("request_id", reqID).Logger()
+			ctx = reqLogger.WithContext(ctx)
 
 			// Deferred so that a request aborted by a panic (http.ErrAbortHandler
 			// re-panicked by recoverer) still leaves a line; the panic itself
@@ -84,12 +91,11 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 				if ip == "" {
 					ip = peerIP(r.RemoteAddr)
 				}
-				ev := logger.Info()
+				ev := reqLogger.Info()
 				if status >= http.StatusInternalServerError || !completed {
-					ev = logger.Error()
+					ev = reqLogger.Error()
 				}
-				ev = ev.Str("request_id", reqID).
-					Str("method", r.Method).
+				ev = ev.Str("method", r.Method).
 					Str("route", route).
 					Int("status", status).
 					Int64("bytes", rec.bytes).

@@ -267,3 +267,41 @@ func TestRecoverer(t *testing.T) {
 		})
 	}
 }
+
+// TestAccessLogLineBytes holds the access log line to its bytes, field
+// order included, for loggers with and without fields of their own: the
+// line is written with the request's logger, which carries the request id
+// as its last context field.
+func TestAccessLogLineBytes(t *testing.T) {
+	tests := []struct {
+		name   string
+		logger func(w *bytes.Buffer) zerolog.Logger
+		status int
+		want   string // the line up to duration_ms
+	}{
+		{"Plain", func(w *bytes.Buffer) zerolog.Logger { return zerolog.New(w) }, http.StatusNoContent,
+			`{"level":"info","request_id":"abc-1","method":"GET","route":"unmatched","status":204,"bytes":0,"duration_ms":`},
+		{"WithFields", func(w *bytes.Buffer) zerolog.Logger { return zerolog.New(w).With().Str("service", "api").Logger() },
+			http.StatusInternalServerError,
+			`{"level":"error","service":"api","request_id":"abc-1","method":"GET","route":"unmatched","status":500,"bytes":0,"duration_ms":`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			h := accessLog(tt.logger(&buf))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+			}))
+			r := httptest.NewRequest(http.MethodGet, "/", nil)
+			r.RemoteAddr = "192.0.2.1:1234"
+			r.Header.Set("X-Request-ID", "abc-1")
+			h.ServeHTTP(httptest.NewRecorder(), r)
+			line := buf.String()
+			if !strings.HasPrefix(line, tt.want) {
+				t.Fatalf("line = %s, want it to start %s", line, tt.want)
+			}
+			if _, rest, _ := strings.Cut(line[len(tt.want):], ","); rest != `"remote_ip":"192.0.2.1","message":"request"}`+"\n" {
+				t.Fatalf("line = %s, want it to end with remote_ip and message", line)
+			}
+		})
+	}
+}

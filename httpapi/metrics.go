@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,17 +64,66 @@ func (m *metrics) instrument(next http.Handler) http.Handler {
 			rec = &statusRecorder{ResponseWriter: w}
 		}
 		next.ServeHTTP(rec, r)
-		route := logFieldsFrom(r.Context()).route
-		if route == "" {
-			route = "unmatched"
-		}
 		status := rec.status
 		if status == 0 {
 			status = http.StatusOK
 		}
+		elapsed := time.Since(start).Seconds()
+		f := logFieldsFrom(r.Context())
+		if rm := f.metrics; rm != nil && rm.owner == m && rm.method == r.Method {
+			rm.requests(status).Inc()
+			rm.duration().Observe(elapsed)
+			return
+		}
+		route := f.route
+		if route == "" {
+			route = "unmatched"
+		}
 		m.requests.WithLabelValues(r.Method, route, strconv.Itoa(status)).Inc()
-		m.duration.WithLabelValues(r.Method, route).Observe(time.Since(start).Seconds())
+		m.duration.WithLabelValues(r.Method, route).Observe(elapsed)
 	})
+}
+
+// routeMetrics are one route's instruments, kept by the route's chain so
+// that a request finds its own without looking them up by label values:
+// WithLabelValues checks, hashes and finds three labels under a lock,
+// 0.07 s of the 5.11 s of CPU of a GET-invoice bench run. Each instrument
+// is made on the route's first request, as WithLabelValues makes it, so
+// that /metrics lists the same series.
+type routeMetrics struct {
+	// owner holds the instruments; a route served under another API's
+	// Wrap is counted by that API's instrument with its own lookup.
+	owner *metrics
+	// method is the route's; a request of another (HEAD on a GET route)
+	// is counted by instrument's own lookup too.
+	method string
+	route  string // the route template, the route label
+	// duration is the route's latency histogram.
+	duration func() prometheus.Observer
+	counters sync.Map // status (int) → prometheus.Counter
+}
+
+// route returns the instruments of the route template route, answering
+// method; nil when m is (metrics off).
+func (m *metrics) route(method, route string) *routeMetrics {
+	if m == nil {
+		return nil
+	}
+	return &routeMetrics{
+		owner:    m,
+		method:   method,
+		route:    route,
+		duration: sync.OnceValue(func() prometheus.Observer { return m.duration.WithLabelValues(method, route) }),
+	}
+}
+
+// requests returns the route's request counter for status.
+func (rm *routeMetrics) requests(status int) prometheus.Counter {
+	if c, ok := rm.counters.Load(status); ok {
+		return c.(prometheus.Counter)
+	}
+	c, _ := rm.counters.LoadOrStore(status, rm.owner.requests.WithLabelValues(rm.method, rm.route, strconv.Itoa(status)))
+	return c.(prometheus.Counter)
 }
 
 // limited counts a request refused by the rate limiter.

@@ -198,20 +198,33 @@ func setRateLimitHeaders(w http.ResponseWriter, d RateDecision, policy string) {
 	if d.Limit <= 0 {
 		return
 	}
-	if policy == "" {
-		policy = "default"
+	name := defaultPolicyName
+	if policy != "" && policy != "default" {
+		name = sfString(policy)
 	}
-	name := sfString(policy)
 	h := w.Header()
-	h.Set("RateLimit-Policy", sfItem(name, "q", d.Limit, "w", max(ceilSeconds(d.Window), 1)))
+	h.Set(rateLimitPolicyHeader, sfItem(name, "q", d.Limit, "w", max(ceilSeconds(d.Window), 1)))
 	if !d.Allowed {
 		retry := retryAfterSeconds(d)
-		h.Set("RateLimit", sfItem(name, "r", 0, "t", retry))
+		h.Set(rateLimitHeader, sfItem(name, "r", 0, "t", retry))
 		h.Set("Retry-After", strconv.Itoa(retry))
 		return
 	}
-	h.Set("RateLimit", sfItem(name, "r", max(d.Remaining, 0), "t", ceilSeconds(d.Reset)))
+	h.Set(rateLimitHeader, sfItem(name, "r", max(d.Remaining, 0), "t", ceilSeconds(d.Reset)))
 }
+
+// The names of the rate-limit headers, RateLimit-Policy and RateLimit in
+// the draft, in net/http's canonical form: that is what goes on the wire
+// whatever the spelling, and Header.Set canonicalises any other with an
+// allocation (two per request, every answer carrying both).
+const (
+	rateLimitPolicyHeader = "Ratelimit-Policy"
+	rateLimitHeader       = "Ratelimit"
+)
+
+// defaultPolicyName is sfString("default"), the policy every route
+// announces, encoded once rather than on every request (two allocations).
+const defaultPolicyName = `"default"`
 
 // sfItem writes the structured-field item `name;k1=v1;k2=v2` in one
 // allocation; fmt.Sprintf took six more on every request, these headers
@@ -252,6 +265,7 @@ func ceilSeconds(d time.Duration) int {
 // replaced, since the header would otherwise be invalid.
 func sfString(s string) string {
 	var b strings.Builder
+	b.Grow(len(s) + 2) // the usual size: nothing escaped
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {

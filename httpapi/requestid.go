@@ -8,8 +8,11 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
-// requestIDHeader carries the request id in both directions.
-const requestIDHeader = "X-Request-ID"
+// requestIDHeader carries the request id in both directions ("X-Request-ID"
+// in the docs). It is spelt in net/http's canonical form, which is what goes
+// on the wire whatever the spelling: Header.Get and Set canonicalise any
+// other with an allocation each, on every request (TestHeaderKeysAreCanonical).
+const requestIDHeader = "X-Request-Id"
 
 // maxRequestIDLen bounds a client-supplied id: it is echoed in headers, logs
 // and problem bodies, so it must stay short.
