@@ -39,12 +39,14 @@ type stmts struct {
 	insertInvoice, selectInvoice, selectInvoiceForUpdate, updateInvoice *database.Stmt
 	selectInvoiceByID, selectInvoiceByIDForUpdate, saveInvoice          *database.Stmt
 	insertStep, insertPayment                                           *database.Stmt
+	sequence                                                            *database.Sequence // invoice numbers
 }
 
 // New returns a Store on db. Apply tenancy's migrations and Migrations
 // first.
 func New(db bun.IDB) *Store {
 	return &Store{db: db, stmts: stmts{
+		sequence:                   database.NewSequence(db, "invoice_sequences"),
 		insertInvoice:              database.NewStmt(db, insertInvoice),
 		selectInvoice:              database.NewStmt(db, selectInvoice),
 		selectInvoiceForUpdate:     database.NewStmt(db, selectInvoiceForUpdate),
@@ -59,10 +61,10 @@ func New(db bun.IDB) *Store {
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
 
-// NextNumber implements billing.Store with database.NextNumber: one upsert of
+// NextNumber implements billing.Store with a database.Sequence: one upsert of
 // the tenant's row in invoice_sequences, on the caller's transaction.
 func (s *Store) NextNumber(ctx context.Context, tenantID string) (int64, error) {
-	n, err := database.NextNumber(ctx, s.db, "invoice_sequences", tenantID)
+	n, err := s.stmts.sequence.Next(ctx, tenantID)
 	return n, translate(err)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
 )
 
 // TestStmtText holds the text a Stmt runs on Postgres to the text Bun
@@ -36,6 +37,40 @@ func TestStmtText(t *testing.T) {
 			s := NewStmt(db, tt.text)
 			if s.bound != want || s.n != tt.values {
 				t.Errorf("Stmt: %q taking %d values; NewRaw and Args: %q taking %d", s.bound, s.n, want, tt.values)
+			}
+		})
+	}
+}
+
+// TestSequenceText holds the text a Sequence runs, on both dialects, to
+// the text Bun wrote for NextNumber's upsert built with NewRaw on every
+// call, its table an identifier.
+func TestSequenceText(t *testing.T) {
+	const built = `INSERT INTO ? (tenant_id, last_number) VALUES (?, 1)
+		 ON CONFLICT (tenant_id) DO UPDATE SET last_number = ?.last_number + 1
+		 RETURNING last_number`
+	for _, db := range []*bun.DB{bun.NewDB(&sql.DB{}, pgdialect.New()), bun.NewDB(&sql.DB{}, sqlitedialect.New())} {
+		t.Run(DialectName(db), func(t *testing.T) {
+			a := NewArgs(db)
+			q := db.NewRaw(built, bun.Ident("invoice_sequences"), a.Add("t1"), bun.Ident("invoice_sequences"))
+			want, err := queryText(q, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.bind {
+				if got := NewSequence(db, "invoice_sequences").next.String(); got != want {
+					t.Errorf("Sequence runs\n%s\nNewRaw built\n%s", got, want)
+				}
+				return
+			}
+			// SQLite writes the value into the text on every run, as before.
+			s := NewSequence(db, "invoice_sequences").next
+			got, err := queryText(db.NewRaw(s.text, "t1"), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("Sequence runs\n%s\nNewRaw built\n%s", got, want)
 			}
 		})
 	}

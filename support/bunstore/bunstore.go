@@ -35,12 +35,14 @@ var _ support.Store = (*Store)(nil)
 // for the store's database once (database.Stmt).
 type stmts struct {
 	insertTicket, selectTicket, selectTicketForUpdate, updateTicket, insertComment *database.Stmt
+	sequence                                                                       *database.Sequence // ticket numbers
 }
 
 // New returns a Store on db. Apply tenancy's migrations and Migrations
 // first.
 func New(db bun.IDB) *Store {
 	return &Store{db: db, stmts: stmts{
+		sequence:              database.NewSequence(db, "ticket_sequences"),
 		insertTicket:          database.NewStmt(db, insertTicket),
 		selectTicket:          database.NewStmt(db, selectTicket),
 		selectTicketForUpdate: database.NewStmt(db, selectTicketForUpdate),
@@ -51,10 +53,10 @@ func New(db bun.IDB) *Store {
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
 
-// NextNumber implements support.Store with database.NextNumber: one upsert of
+// NextNumber implements support.Store with a database.Sequence: one upsert of
 // the tenant's row in ticket_sequences, on the caller's transaction.
 func (s *Store) NextNumber(ctx context.Context, tenantID string) (int64, error) {
-	n, err := database.NextNumber(ctx, s.db, "ticket_sequences", tenantID)
+	n, err := s.stmts.sequence.Next(ctx, tenantID)
 	return n, translate(err)
 }
 
