@@ -128,14 +128,14 @@ func (s *Store) CreateEvent(ctx context.Context, e event.Event, ask bool) (bool,
 		t := e.TenantID
 		r.TenantID = &t
 	}
+	vals := []any{r.ID, r.TenantID, r.Type, r.ActorType, r.ActorID, r.CredentialID, r.AuthMethod,
+		r.ClientIP, r.RequestID, r.ResourceType, r.ResourceID, r.Data, r.CreatedAt}
 	if !ask || s.insertAsking == nil {
-		_, err := s.insert.Exec(ctx, r.ID, r.TenantID, r.Type, r.ActorType, r.ActorID, r.CredentialID,
-			r.AuthMethod, r.ClientIP, r.RequestID, r.ResourceType, r.ResourceID, r.Data, r.CreatedAt)
+		_, err := s.insert.Exec(ctx, vals...)
 		return true, translate(err)
 	}
 	var subscribed bool
-	err := s.insertAsking.Scan(ctx, &subscribed, r.ID, r.TenantID, r.Type, r.ActorType, r.ActorID, r.CredentialID,
-		r.AuthMethod, r.ClientIP, r.RequestID, r.ResourceType, r.ResourceID, r.Data, r.CreatedAt, r.TenantID)
+	err := s.insertAsking.Scan(ctx, &subscribed, append(vals, r.TenantID)...) // the tenant again, for subscribed
 	return subscribed, translate(err)
 }
 
