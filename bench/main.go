@@ -5,7 +5,7 @@
 // their ratio, with the project's targets marked PASS or MISS.
 //
 //	cd bench
-//	go run .                 # full run, about 6 minutes on 2 cores
+//	go run .                 # full run, about half an hour on 2 cores
 //	go run . --quick         # smoke run on a small data set
 //	go run . --profile       # also take CPU profiles of both servers
 //	go run . --delivery      # only the outbound webhook delivery throughput
@@ -25,10 +25,11 @@
 // runs exactly tenantkit's statements (fairness.go; the run stops with a
 // non-zero exit naming the endpoints where they differ, and
 // `go run . --check` runs only that). Then for every endpoint of the table
-// in endpoints.go it runs tenantkit and the baseline in alternation
-// (A B A B …) at full speed with a fixed concurrency, once more each with
-// 64 in flight to compare p99s under contention, then both open-loop at
-// half the baseline's throughput to compare p99s. It also measures list
+// in endpoints.go it runs tenantkit and the baseline in rounds, back to
+// back (A B, B A, …), at full speed with a fixed concurrency, in as many
+// rounds with 64 in flight to compare p99s under contention, then both
+// open-loop at half the baseline's throughput to compare p99s; each
+// verdict is the median of the rounds' paired ratios (measure.go). It also measures list
 // latency at cursor depth 100k against page 1, cold start on SQLite, idle
 // and loaded RSS (VmHWM), the database round trips per request of each
 // server, and the outbound webhooks' delivery throughput: events/s that one
@@ -102,8 +103,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.DatabaseURL, "database-url", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
 		"Postgres to run on; the bench creates (and drops) its own database tk_bench_<random> there")
-	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "length of each full-speed run")
-	fs.IntVar(&c.Rounds, "rounds", 2, "runs of each server per endpoint, alternating (2: A B A B)")
+	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "length of each full-speed run")
+	fs.IntVar(&c.Rounds, "rounds", 6, "rounds per endpoint, each a run of both servers (A B, B A, …); verdicts take the median of the rounds' ratios")
 	fs.IntVar(&c.Concurrency, "concurrency", 16, "requests in flight during full-speed runs")
 	fs.BoolVar(&c.Quick, "quick", false, "small data set and short runs: a smoke test")
 	fs.BoolVar(&c.Profile, "profile", false, "build tenantkit with a pprof overlay and take CPU profiles of both servers (saved under bench/results/)")

@@ -64,9 +64,17 @@ func onlyEndpoints(cfg config) []endpoint {
 	return out
 }
 
-// compare runs ep on both servers: a short warm-up each, Rounds
-// alternating full-speed runs, then both at half the baseline's
-// throughput. With profiling, the first round of each is CPU-profiled.
+// compare runs ep on both servers: a short warm-up each, Rounds rounds of
+// full-speed runs, Rounds with tailConcurrency in flight, then Rounds at
+// half the baseline's throughput. A round runs the two servers back to
+// back, tenantkit first in even rounds and the baseline first in odd ones
+// (roundOrder: A B B A …), and each goal's verdict is the median of the
+// rounds' paired ratios (pairedRatios, medianOf), as the event log's cost
+// is judged: one disturbed run on this 2-core machine moved a 2-round
+// ratio by 10 points and more (entitlements' throughput 1.06×, then 0.87×,
+// on the same code), and it cannot drag a median. The ratio of the runs
+// pooled is reported beside it. With profiling, the first round of each
+// is CPU-profiled.
 func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base *proc, bins binaries, profDir string) (endpointResult, []profileRef) {
 	full := loadSpec{Concurrency: cfg.Concurrency, Duration: cfg.Duration}
 	warm := loadSpec{Concurrency: cfg.Concurrency, Duration: time.Second / 2}
@@ -106,8 +114,14 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 			}
 		}
 	}
+	// inTurn is the two servers in round's order.
+	inTurn := func(round int) []*proc {
+		servers := []*proc{tk, base}
+		order := roundOrder(round, len(servers))
+		return []*proc{servers[order[0]], servers[order[1]]}
+	}
 	for round := range cfg.Rounds {
-		for _, p := range []*proc{tk, base} {
+		for _, p := range inTurn(round) {
 			var collect func()
 			if round == 0 {
 				collect = profile(p, "full")
@@ -124,27 +138,35 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 			time.Sleep(300 * time.Millisecond)
 		}
 	}
-	// The tail under contention: alternating pairs with tailConcurrency in
-	// flight, where a pool that hands connections to waiters out of order
-	// shows in p99. Like the fixed-rate runs below, cfg.Rounds pairs whose
-	// latencies are pooled: the p99 of one short run rests on a few dozen
-	// requests, and one stall of the machine during it (a checkpoint's
-	// writes) decided it — full runs read the same server 0.06× and 4.4×
-	// the other at half rate.
+	// The tail under contention: rounds with tailConcurrency in flight,
+	// where a pool that hands connections to waiters out of order shows in
+	// p99. Like the fixed-rate runs below, a round's p99 rests on a few
+	// dozen requests, and one stall of the machine during a run (a
+	// checkpoint's writes) decides it: pooled over two rounds, full runs
+	// read the same server 0.06× and 4.4× the other at half rate.
 	tail := loadSpec{Concurrency: tailConcurrency, Duration: max(cfg.Duration/2, time.Second)}
 	var tk64, base64 []runResult
 	fx.meter.checkpoint(ctx)
-	for range cfg.Rounds {
-		tk64 = append(tk64, runLoad(ctx, tk, fx, ep, tail))
-		time.Sleep(300 * time.Millisecond)
-		base64 = append(base64, runLoad(ctx, base, fx, ep, tail))
-		time.Sleep(300 * time.Millisecond)
+	for round := range cfg.Rounds {
+		for _, p := range inTurn(round) {
+			r := runLoad(ctx, p, fx, ep, tail)
+			if p == tk {
+				tk64 = append(tk64, r)
+			} else {
+				base64 = append(base64, r)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
 	}
 	res := endpointResult{Name: ep.Name, MinRatio: ep.MinRatio, TK: summarize(tkRuns), Base: summarize(baseRuns)}
 	res.TKTail, res.BaseTail = summarize(tk64), summarize(base64)
-	res.TailRatio = ratio(float64(res.TKTail.P99), float64(res.BaseTail.P99))
+	res.TailRounds = pairedRatios(tk64, base64, runResult.p99)
+	res.TailRatio = medianOf(res.TailRounds)
+	res.TailPooled = ratio(float64(res.TKTail.P99), float64(res.BaseTail.P99))
 	res.TailPass = res.TailRatio <= targetTailRatio && res.TKTail.Failed == 0
-	res.Ratio = ratio(res.TK.RPS, res.Base.RPS)
+	res.Rounds = pairedRatios(tkRuns, baseRuns, runResult.Throughput)
+	res.Ratio = medianOf(res.Rounds)
+	res.Pooled = ratio(res.TK.RPS, res.Base.RPS)
 	res.ThroughputPass = res.Ratio >= ep.MinRatio && res.TK.Failed == 0
 
 	res.HalfRate = max(int(res.Base.RPS/2), 1)
@@ -152,20 +174,27 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 	var tkHalf, baseHalf []runResult
 	fx.meter.checkpoint(ctx)
 	for round := range cfg.Rounds {
-		var collect func()
-		if round == 0 {
-			collect = profile(tk, "half")
+		for _, p := range inTurn(round) {
+			if p == base {
+				baseHalf = append(baseHalf, runLoad(ctx, base, fx, ep, half))
+				time.Sleep(300 * time.Millisecond)
+				continue
+			}
+			var collect func()
+			if round == 0 {
+				collect = profile(tk, "half")
+			}
+			tkHalf = append(tkHalf, runLoad(ctx, tk, fx, ep, half))
+			if collect != nil {
+				collect()
+			}
+			time.Sleep(300 * time.Millisecond)
 		}
-		tkHalf = append(tkHalf, runLoad(ctx, tk, fx, ep, half))
-		if collect != nil {
-			collect()
-		}
-		time.Sleep(300 * time.Millisecond)
-		baseHalf = append(baseHalf, runLoad(ctx, base, fx, ep, half))
-		time.Sleep(300 * time.Millisecond)
 	}
 	res.TKHalf, res.BaseHalf = summarize(tkHalf), summarize(baseHalf)
-	res.P99Ratio = ratio(float64(res.TKHalf.P99), float64(res.BaseHalf.P99))
+	res.P99Rounds = pairedRatios(tkHalf, baseHalf, runResult.p99)
+	res.P99Ratio = medianOf(res.P99Rounds)
+	res.P99Pooled = ratio(float64(res.TKHalf.P99), float64(res.BaseHalf.P99))
 	res.P99Pass = res.P99Ratio <= targetP99Ratio && res.TKHalf.Failed == 0
 	return res, profs
 }

@@ -43,6 +43,20 @@ func (r runResult) Throughput() float64 {
 	return float64(r.OK) / r.Elapsed.Seconds()
 }
 
+// p99 is the run's p99 latency in nanoseconds.
+func (r runResult) p99() float64 { return float64(percentile(r.latencies, 0.99)) }
+
+// pairedRatios is stat(a[i]) / stat(b[i]) for each round i, the ratio of
+// two runs made back to back (0 where stat(b[i]) is 0), over the rounds
+// both made.
+func pairedRatios(a, b []runResult, stat func(runResult) float64) []float64 {
+	out := make([]float64, 0, min(len(a), len(b)))
+	for i := range min(len(a), len(b)) {
+		out = append(out, ratio(stat(a[i]), stat(b[i])))
+	}
+	return out
+}
+
 // summary merges the runs of one server on one endpoint.
 type summary struct {
 	Runs       int           `json:"runs"`

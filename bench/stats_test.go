@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -62,5 +63,47 @@ func TestCursorSpelling(t *testing.T) {
 	// The spelling tenantkit's httpapi uses: base64url("v1:" + id), no padding.
 	if got, want := encodeCursor("inv_01"), "djE6aW52XzAx"; got != want {
 		t.Errorf("encodeCursor = %q, want %q", got, want)
+	}
+}
+
+func TestPairedRatios(t *testing.T) {
+	run := func(ok int, lat ...time.Duration) runResult {
+		return runResult{OK: ok, Elapsed: time.Second, latencies: lat}
+	}
+	tests := []struct {
+		name string
+		a, b []runResult
+		stat func(runResult) float64
+		want []float64
+	}{
+		{"Throughput", []runResult{run(90), run(120)}, []runResult{run(100), run(100)}, runResult.Throughput, []float64{0.9, 1.2}},
+		{"P99", []runResult{run(1, 3*time.Millisecond)}, []runResult{run(1, 2*time.Millisecond)}, runResult.p99, []float64{1.5}},
+		{"UnevenRounds", []runResult{run(50), run(60)}, []runResult{run(100)}, runResult.Throughput, []float64{0.5}},
+		{"ZeroBaseline", []runResult{run(50)}, []runResult{run(0)}, runResult.Throughput, []float64{0}},
+		{"None", nil, nil, runResult.Throughput, []float64{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := pairedRatios(tt.a, tt.b, tt.stat)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("pairedRatios = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSpread(t *testing.T) {
+	tests := []struct {
+		rounds []float64
+		want   string
+	}{
+		{nil, ""},
+		{[]float64{0.93}, ""},
+		{[]float64{0.95, 0.88, 1.01}, " [0.88–1.01×]"},
+	}
+	for _, tt := range tests {
+		if got := spread(tt.rounds); got != tt.want {
+			t.Errorf("spread(%v) = %q, want %q", tt.rounds, got, tt.want)
+		}
 	}
 }
