@@ -5,30 +5,31 @@ import (
 	"runtime/debug"
 )
 
-// serverGCPercent and serverMemoryLimit are the garbage collector's
-// settings for `server serve` where the environment sets none (GOGC,
-// GOMEMLIMIT win when set). A request allocates a few kilobytes that die
-// with it, so Go's default GOGC=100 collects often for little: at 200 the
-// collector runs half as often, and the soft limit makes it collect
-// earlier again before the heap nears the 64 MB an instance is budgeted.
+// serverGCPercent is the garbage collector's setting for `server serve`
+// where the environment sets none (GOGC wins when set). A request
+// allocates a few kilobytes that die with it, so Go's default GOGC=100
+// collects often for little: at 200 the collector runs half as often.
 // What it buys (`cd bench && go run . --quick --only "get invoice,create
 // invoice,list invoices,entitlements"`, one run before and after): server
 // CPU per GET invoice 0.28 → 0.25 ms, throughput against the baseline get
 // invoice 0.69 → 0.80×, list 0.83 → 0.91×, create invoice and
-// entitlements unchanged within the run's noise; peak RSS 47 → 54 MB in
-// that run, 62 MB in a full one with a 48 MiB limit, hence 40 MiB.
-const (
-	serverGCPercent   = 200
-	serverMemoryLimit = 40 << 20
-)
+// entitlements unchanged within the run's noise.
+//
+// serve sets no soft memory limit (GOMEMLIMIT) of its own any more. One of
+// 40 MiB, set until 2026-11-27, did not bind at full speed (peak RSS 57 MB
+// with and without it) and hurt when requests piled up during a stall of
+// the machine: with the heap near the limit, the collector ran back to
+// back while the backlog waited. In the bench's fixed-rate runs at half
+// the baseline's throughput (`cd bench && go run . --only "list
+// invoices,invoice preview,get invoice,entitlements"`, median of 6 rounds)
+// tenantkit's p99 was 1.72×, 4.00×, 1.54× and 1.57× the baseline's with the
+// limit and 0.96×, 1.43×, 0.85× and 0.84× without it, and the peak RSS of
+// those runs was 97 MB with it and 83 MB without.
+const serverGCPercent = 200
 
-// tuneGC applies serverGCPercent and serverMemoryLimit, each unless its
-// environment variable is set.
+// tuneGC applies serverGCPercent unless GOGC is set.
 func tuneGC() {
 	if _, ok := os.LookupEnv("GOGC"); !ok {
 		debug.SetGCPercent(serverGCPercent)
-	}
-	if _, ok := os.LookupEnv("GOMEMLIMIT"); !ok {
-		debug.SetMemoryLimit(serverMemoryLimit)
 	}
 }
