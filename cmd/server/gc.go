@@ -20,11 +20,13 @@ import (
 // with and without it) and hurt when requests piled up during a stall of
 // the machine: with the heap near the limit, the collector ran back to
 // back while the backlog waited. In the bench's fixed-rate runs at half
-// the baseline's throughput (`cd bench && go run . --only "list
-// invoices,invoice preview,get invoice,entitlements"`, median of 6 rounds)
-// tenantkit's p99 was 1.72×, 4.00×, 1.54× and 1.57× the baseline's with the
-// limit and 0.96×, 1.43×, 0.85× and 0.84× without it, and the peak RSS of
-// those runs was 97 MB with it and 83 MB without.
+// the baseline's throughput (median of 6 rounds) tenantkit's p99 on list
+// invoices, invoice preview, get invoice and entitlements was 1.72×,
+// 4.00×, 1.54× and 1.57× the baseline's with the limit (`cd bench && go
+// run .`, a full run) and 0.96×, 1.43×, 0.85× and 0.84× without it
+// (`GOMEMLIMIT=off go run . --only "list invoices,invoice preview,get
+// invoice,entitlements"`, one run each), and the peak RSS of those runs
+// was 97 MB with it and 83 MB without.
 const serverGCPercent = 200
 
 // tuneGC applies serverGCPercent unless GOGC is set.
