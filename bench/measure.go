@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -78,10 +79,7 @@ func onlyEndpoints(cfg config) []endpoint {
 func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base *proc, bins binaries, profDir string) (endpointResult, []profileRef) {
 	full := loadSpec{Concurrency: cfg.Concurrency, Duration: cfg.Duration}
 	warm := loadSpec{Concurrency: cfg.Concurrency, Duration: time.Second / 2}
-	var (
-		tkRuns, baseRuns []runResult
-		profs            []profileRef
-	)
+	var profs []profileRef
 	runLoad(ctx, tk, fx, ep, warm)
 	runLoad(ctx, base, fx, ep, warm)
 	// profile starts CPU and heap profiles of p's run of the given kind
@@ -120,44 +118,39 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 		order := roundOrder(round, len(servers))
 		return []*proc{servers[order[0]], servers[order[1]]}
 	}
-	for round := range cfg.Rounds {
-		for _, p := range inTurn(round) {
-			var collect func()
-			if round == 0 {
-				collect = profile(p, "full")
+	// inRounds runs spec on both servers, cfg.Rounds rounds in turn, and
+	// returns each one's runs. Round 0's runs of the servers in profiled
+	// are profiled as kind.
+	inRounds := func(spec loadSpec, kind string, profiled ...*proc) (tkRuns, baseRuns []runResult) {
+		for round := range cfg.Rounds {
+			for _, p := range inTurn(round) {
+				var collect func()
+				if round == 0 && slices.Contains(profiled, p) {
+					collect = profile(p, kind)
+				}
+				r := runLoad(ctx, p, fx, ep, spec)
+				if collect != nil {
+					collect()
+				}
+				if p == tk {
+					tkRuns = append(tkRuns, r)
+				} else {
+					baseRuns = append(baseRuns, r)
+				}
+				time.Sleep(300 * time.Millisecond)
 			}
-			r := runLoad(ctx, p, fx, ep, full)
-			if collect != nil {
-				collect()
-			}
-			if p == tk {
-				tkRuns = append(tkRuns, r)
-			} else {
-				baseRuns = append(baseRuns, r)
-			}
-			time.Sleep(300 * time.Millisecond)
 		}
+		return tkRuns, baseRuns
 	}
+	tkRuns, baseRuns := inRounds(full, "full", tk, base)
 	// The tail under contention: rounds with tailConcurrency in flight,
 	// where a pool that hands connections to waiters out of order shows in
 	// p99. Like the fixed-rate runs below, a round's p99 rests on a few
 	// dozen requests, and one stall of the machine during a run (a
 	// checkpoint's writes) decides it: pooled over two rounds, full runs
 	// read the same server 0.06× and 4.4× the other at half rate.
-	tail := loadSpec{Concurrency: tailConcurrency, Duration: max(cfg.Duration/2, time.Second)}
-	var tk64, base64 []runResult
 	fx.meter.checkpoint(ctx)
-	for round := range cfg.Rounds {
-		for _, p := range inTurn(round) {
-			r := runLoad(ctx, p, fx, ep, tail)
-			if p == tk {
-				tk64 = append(tk64, r)
-			} else {
-				base64 = append(base64, r)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	tk64, base64 := inRounds(loadSpec{Concurrency: tailConcurrency, Duration: max(cfg.Duration/2, time.Second)}, "")
 	res := endpointResult{Name: ep.Name, MinRatio: ep.MinRatio, TK: summarize(tkRuns), Base: summarize(baseRuns)}
 	res.TKTail, res.BaseTail = summarize(tk64), summarize(base64)
 	res.TailRounds = pairedRatios(tk64, base64, runResult.p99)
@@ -171,26 +164,8 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 
 	res.HalfRate = max(int(res.Base.RPS/2), 1)
 	half := loadSpec{Concurrency: cfg.Concurrency, Rate: res.HalfRate, Duration: halfDuration(cfg)}
-	var tkHalf, baseHalf []runResult
 	fx.meter.checkpoint(ctx)
-	for round := range cfg.Rounds {
-		for _, p := range inTurn(round) {
-			if p == base {
-				baseHalf = append(baseHalf, runLoad(ctx, base, fx, ep, half))
-				time.Sleep(300 * time.Millisecond)
-				continue
-			}
-			var collect func()
-			if round == 0 {
-				collect = profile(tk, "half")
-			}
-			tkHalf = append(tkHalf, runLoad(ctx, tk, fx, ep, half))
-			if collect != nil {
-				collect()
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	tkHalf, baseHalf := inRounds(half, "half", tk)
 	res.TKHalf, res.BaseHalf = summarize(tkHalf), summarize(baseHalf)
 	res.P99Rounds = pairedRatios(tkHalf, baseHalf, runResult.p99)
 	res.P99Ratio = medianOf(res.P99Rounds)
