@@ -189,3 +189,13 @@ func signWebhook(h http.Header, secret, msgID string, body []byte) {
 	h.Set("webhook-timestamp", ts)
 	h.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(m.Sum(nil)))
 }
+
+// endpointNamed is the endpoint table's row of that name.
+func endpointNamed(name string) (endpoint, bool) {
+	for _, ep := range endpoints {
+		if ep.Name == name {
+			return ep, true
+		}
+	}
+	return endpoint{}, false
+}

@@ -59,6 +59,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -296,6 +297,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	}); err != nil {
 		return err
+	}
+	if slices.ContainsFunc(active, func(ep endpoint) bool { return ep.Name == pileUpEndpoint }) {
+		logf("pile-ups: %d requests of %s held behind a %s stop of each server, %d times", pileUpRequests, pileUpEndpoint, pileUpStop, pileUpWaves)
+		if rep.PileUp, err = measurePileUp(ctx, cfg, bins, dbURL, fx, tmp); err != nil {
+			return err
+		}
+		logf("pile-ups: tenantkit %s, baseline %s (VmHWM after the last)", mb(rep.PileUp.TKWaves[len(rep.PileUp.TKWaves)-1]), mb(rep.PileUp.BaseWaves[len(rep.PileUp.BaseWaves)-1]))
 	}
 	if eps := selectEventCostEndpoints(active); len(eps) > 0 {
 		logf("event log cost (baseline with and without its event write; tenantkit beside them)")

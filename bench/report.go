@@ -44,6 +44,7 @@ type report struct {
 	EventCost  []eventCostResult `json:"event_cost,omitempty"`
 	Cold       coldResult        `json:"cold_start"`
 	Memory     memResult         `json:"memory"`
+	PileUp     *pileUpResult     `json:"pile_up,omitempty"`
 	RoundTrips []rtResult        `json:"db_round_trips,omitempty"`
 	Profiles   []profileRef      `json:"profiles,omitempty"`
 	Total      time.Duration     `json:"total_ns"`
@@ -125,6 +126,15 @@ func spread(rounds []float64) string {
 }
 
 func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
+
+// mbs is a series of sizes, "61 → 66 → 70 MB".
+func mbs(bs []int64) string {
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = fmt.Sprintf("%.0f", float64(b)/(1<<20))
+	}
+	return strings.Join(parts, " → ") + " MB"
+}
 
 // print writes the report as Markdown-compatible text.
 func (r *report) print(w io.Writer) {
@@ -287,6 +297,10 @@ func (r *report) printGoals(w io.Writer) {
 	m := r.Memory
 	fmt.Fprintf(w, "| tenantkit RSS under load (highest VmHWM) | %s | ≤ %s | %s |\n", mb(m.TKHWM), mb(targetLoadedRSS),
 		verdict(m.TKHWM > 0 && m.TKHWM <= targetLoadedRSS))
+	if p := r.PileUp; p != nil && len(p.TKWaves) > 0 && len(p.BaseWaves) > 0 {
+		fmt.Fprintf(w, "| RSS through %d pile-ups of %d requests (%s, %s stop): VmHWM after each, tenantkit / baseline | %s / %s (idle %s / %s; %d failed) | reported, no target | — |\n",
+			len(p.TKWaves), p.Requests, p.Endpoint, pileUpStop, mbs(p.TKWaves), mbs(p.BaseWaves), mb(p.TKIdle), mb(p.BaseIdle), p.Failed)
+	}
 	if len(r.Cold.Fresh) > 0 {
 		fresh, migrated := median(r.Cold.Fresh), median(r.Cold.Migrated)
 		fmt.Fprintf(w, "| cold start on SQLite, new database (median of %d) | %s | ≤ %s | %s |\n", len(r.Cold.Fresh), ms(fresh), ms(targetColdStart), verdict(fresh <= targetColdStart))
