@@ -3,8 +3,6 @@ package main
 import (
 	"net/http"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/tenantkit/tenantkit/internal/database"
 )
@@ -21,10 +19,6 @@ func defaultMaxInFlight() int {
 	return 2 * database.DefaultMaxConns()
 }
 
-// workerIdle is how long a worker of limitInFlight waits for another
-// request before it ends; the next request past the door starts a new one.
-const workerIdle = 10 * time.Second
-
 // limitInFlight lets at most n requests (n > 0) through next at once; the
 // others wait for a turn in arrival order, and give up when their client
 // does. Health checks are never kept waiting: an overloaded server is
@@ -34,109 +28,39 @@ const workerIdle = 10 * time.Second
 // start at once and wait deep in their handlers (for a connection of the
 // pool), each holding its grown stack and what it has allocated so far;
 // waiting at the door costs a request little more than its connection.
+// In the bench's fixed-rate run of GET invoice, when requests piled up
+// (p99 ~0.8 s), peak RSS was 99 MB without the limit and 87 MB with it
+// (one --quick run each, so a rough figure).
 //
-// The requests let through run on at most n worker goroutines, not on
-// their connections' own: a request's way through the API grows a
-// goroutine's stack to 32 KiB, which a connection's goroutine keeps until
-// the collector shrinks it, while one that only waits at the door needs
-// 8. When 1,000 requests pile up behind a stall, every connection's
-// goroutine would end up holding a grown stack: the runtime's StackInuse
-// peaked at 34 MB that way and at 10–13 MB with the workers (entitlements,
-// the bench's profiling build, its /debug/pprof/heap?debug=1 read every
-// 10 ms). The bench's pile-up (`cd bench && go run . --quick --only
-// entitlements`, bench/pileup.go) put tenantkit's VmHWM after three waves
-// at 76 → 96 → 101 MB without the workers and 66 → 83 → 91 MB with them
-// (the baseline's: 46 → 50 → 51 MB). Handing a request to a worker and
-// back costs about 0.7 µs of a request's time on two cores
-// (BenchmarkLimitInFlight: 4.65 against 3.93 µs per request without a
-// door, each request doing 7 µs of work).
+// A request let through runs on its connection's goroutine, whose stack
+// it grows to 32 KiB, and the goroutine keeps that until the collector
+// shrinks it: after a pile-up of 1,000, every connection holds one. Running
+// the requests on n worker goroutines instead (tried on 2026-11-28) kept
+// the stacks at 10–13 MB where they reached 34 MB, and the bench's pile-up
+// (bench/pileup.go) at 66 → 83 → 91 MB after three waves where it reached
+// 76 → 96 → 101, but the two hand-offs per request cost more than they
+// did in a microbenchmark: server CPU per request against the baseline
+// went from 1.17× to 1.31× on invoice preview and from 1.12× to 1.21× on
+// record payment, throughput from 0.94× to 0.87× and 1.01× to 0.91×
+// (`cd bench && go run . --only "invoice preview,record payment"`, one
+// run each). Throughput is the goal that is short; the RSS of a pile-up
+// stays over 64 MB either way.
 func limitInFlight(n int, next http.Handler) http.Handler {
 	if n <= 0 {
 		return next
 	}
-	return &door{next: next, workers: make(chan struct{}, n), handoff: make(chan *turn), idle: workerIdle}
-}
-
-// door is limitInFlight's handler.
-type door struct {
-	next http.Handler
-	// workers holds a token per running worker, n at most.
-	workers chan struct{}
-	// handoff passes a request to an idle worker; blocked senders are
-	// served first come, first served.
-	handoff chan *turn
-	// idle is how long a worker waits for another request (workerIdle).
-	idle time.Duration
-}
-
-// turn is one request handed to a worker, and what became of it.
-type turn struct {
-	w http.ResponseWriter
-	r *http.Request
-	// done receives, once next has returned, the value it panicked with,
-	// or nil.
-	done chan any
-}
-
-func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/api/health/") {
-		d.next.ServeHTTP(w, r)
-		return
-	}
-	t := turns.Get().(*turn)
-	t.w, t.r = w, r
-	select {
-	case d.handoff <- t: // an idle worker took it
-	default:
-		select {
-		case d.handoff <- t:
-		case d.workers <- struct{}{}: // room for one more worker
-			go d.work(t)
-		case <-r.Context().Done():
-			t.w, t.r = nil, nil
-			turns.Put(t)
-			return // the client is gone: nobody to answer
-		}
-	}
-	// The connection's goroutine waits here while its request runs on
-	// the worker, and takes up a panic of next's as if it were its own,
-	// so that net/http treats it as it always does (http.ErrAbortHandler).
-	v := <-t.done
-	t.w, t.r = nil, nil
-	turns.Put(t)
-	if v != nil {
-		panic(v)
-	}
-}
-
-// turns recycles turns and their channels.
-var turns = sync.Pool{New: func() any { return &turn{done: make(chan any, 1)} }}
-
-// work runs t, then the requests handed over to it, until none comes for
-// d.idle.
-func (d *door) work(t *turn) {
-	defer func() { <-d.workers }()
-	idle := time.NewTimer(d.idle)
-	defer idle.Stop()
-	for {
-		t.done <- d.serve(t)
-		select {
-		case t = <-d.handoff: // the next request was waiting
-			continue
-		default:
-		}
-		idle.Reset(d.idle)
-		select {
-		case t = <-d.handoff:
-		case <-idle.C:
+	turns := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/health/") {
+			next.ServeHTTP(w, r)
 			return
 		}
-	}
-}
-
-// serve runs next on t and returns what it panicked with, or nil.
-func (d *door) serve(t *turn) (panicked any) {
-	defer func() { panicked = recover() }()
-	d.next.ServeHTTP(t.w, t.r)
-	return nil
+		select {
+		case turns <- struct{}{}: // blocked senders are served first come, first served
+		case <-r.Context().Done():
+			return // the client is gone: nobody to answer
+		}
+		defer func() { <-turns }()
+		next.ServeHTTP(w, r)
+	})
 }

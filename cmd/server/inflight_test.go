@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -73,73 +71,5 @@ func TestLimitInFlightGivesUpWithTheClient(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("a waiting request whose client left did not return")
-	}
-}
-
-func TestLimitInFlightPassesPanicsToTheConnection(t *testing.T) {
-	h := limitInFlight(1, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/abort" {
-			panic(http.ErrAbortHandler)
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	func() {
-		defer func() {
-			if v := recover(); v != http.ErrAbortHandler {
-				t.Errorf("ServeHTTP panicked with %v, want http.ErrAbortHandler", v)
-			}
-		}()
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/abort", nil))
-	}()
-	// The worker survived its request's panic and serves the next one.
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/fine", nil))
-	if rec.Code != http.StatusNoContent {
-		t.Errorf("after a panic the next request got %d, want 204", rec.Code)
-	}
-}
-
-func TestLimitInFlightWorkersEndWhenIdle(t *testing.T) {
-	d := limitInFlight(4, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).(*door)
-	d.idle = 20 * time.Millisecond
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Go(func() { d.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/events", nil)) })
-	}
-	wg.Wait()
-	if n := len(d.workers); n < 1 || n > 4 {
-		t.Fatalf("%d workers after 16 requests, want 1 to 4", n)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(d.workers) > 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if n := len(d.workers); n != 0 {
-		t.Errorf("%d workers still running after %s idle, want 0", n, d.idle)
-	}
-}
-
-// BenchmarkLimitInFlight is the door's cost per request, beside no door:
-// 16 requests in flight, each hashing 8 KiB (about 7 µs of CPU) so that
-// the workers' hand-offs meet the scheduling a real handler sees.
-func BenchmarkLimitInFlight(b *testing.B) {
-	var work [8 << 10]byte
-	for _, n := range []int{0, 16} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			var sink atomic.Int32
-			h := limitInFlight(n, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				sum := sha256.Sum256(work[:])
-				sink.Add(int32(sum[0]))
-			}))
-			r := httptest.NewRequest("GET", "/api/tenant/entitlements/limit", nil)
-			b.SetParallelism(8)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				w := httptest.NewRecorder()
-				for pb.Next() {
-					h.ServeHTTP(w, r)
-				}
-			})
-		})
 	}
 }
