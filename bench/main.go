@@ -31,7 +31,8 @@
 // open-loop at half the baseline's throughput to compare p99s; each
 // verdict is the median of the rounds' paired ratios (measure.go). It also measures list
 // latency at cursor depth 100k against page 1, cold start on SQLite, idle
-// and loaded RSS (VmHWM), the database round trips per request of each
+// and loaded RSS (VmHWM), the RSS of both servers through pile-ups made on
+// purpose (pileup.go), the database round trips per request of each
 // server, and the outbound webhooks' delivery throughput: events/s that one
 // tenantkit replica delivers to a receiver on 127.0.0.1 (delivery.go),
 // and what the event log costs: the baseline with and without its event

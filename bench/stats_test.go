@@ -107,3 +107,18 @@ func TestSpread(t *testing.T) {
 		}
 	}
 }
+
+func TestMbs(t *testing.T) {
+	tests := []struct {
+		in   []int64
+		want string
+	}{
+		{[]int64{61 << 20}, "61 MB"},
+		{[]int64{61 << 20, 66 << 20, 70<<20 + 1<<18}, "61 → 66 → 70 MB"},
+	}
+	for _, tt := range tests {
+		if got := mbs(tt.in); got != tt.want {
+			t.Errorf("mbs(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
