@@ -68,17 +68,26 @@ func runLoad(ctx context.Context, p *proc, fx *fixture, ep endpoint, spec loadSp
 	return res
 }
 
-// probe sends one request of ep to p and returns its status and body.
-func probe(ctx context.Context, p *proc, fx *fixture, ep endpoint) (int, string, error) {
+// request is one request of ep to p, as the load runs send it.
+func request(ctx context.Context, p *proc, fx *fixture, ep endpoint) (*http.Request, error) {
 	var t vegeta.Target
 	if err := targeter(fx, ep, p.URL)(&t); err != nil {
-		return 0, "", err
+		return nil, err
 	}
 	req, err := t.Request()
 	if err != nil {
+		return nil, err
+	}
+	return req.WithContext(ctx), nil
+}
+
+// probe sends one request of ep to p and returns its status and body.
+func probe(ctx context.Context, p *proc, fx *fixture, ep endpoint) (int, string, error) {
+	req, err := request(ctx, p, fx, ep)
+	if err != nil {
 		return 0, "", err
 	}
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, "", err
 	}

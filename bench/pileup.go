@@ -6,10 +6,9 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // A pile-up is what a stall of the machine does to a server in the
@@ -86,45 +85,32 @@ func pileUp(ctx context.Context, p *proc, fx *fixture, ep endpoint) (int, error)
 	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		return 0, err
 	}
-	resumed := false
-	resume := func() {
-		if !resumed {
-			resumed = true
-			_ = p.cmd.Process.Signal(syscall.SIGCONT)
-		}
-	}
+	resume := func() { _ = p.cmd.Process.Signal(syscall.SIGCONT) } // a second SIGCONT does nothing
 	defer resume()
 	var (
 		wg     sync.WaitGroup
-		mu     sync.Mutex
-		failed int
+		failed atomic.Int32
 	)
-	next := targeter(fx, ep, p.URL)
 	for range pileUpRequests {
-		var t vegeta.Target
-		if err := next(&t); err != nil {
-			return 0, err
-		}
-		req, err := t.Request()
+		req, err := request(ctx, p, fx, ep)
 		if err != nil {
 			return 0, err
 		}
 		wg.Go(func() {
-			resp, err := client.Do(req.WithContext(ctx))
-			ok := err == nil && resp.StatusCode/100 == 2
-			if err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+			resp, err := client.Do(req)
+			if err != nil {
+				failed.Add(1)
+				return
 			}
-			if !ok {
-				mu.Lock()
-				failed++
-				mu.Unlock()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				failed.Add(1)
 			}
 		})
 	}
 	time.Sleep(pileUpStop)
 	resume()
 	wg.Wait()
-	return failed, nil
+	return int(failed.Load()), nil
 }
