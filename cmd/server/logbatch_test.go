@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -30,11 +31,58 @@ func TestLogBatch(t *testing.T) {
 		b := newLogBatch(&out, time.Hour)
 		defer b.Close()
 		line := strings.Repeat("x", 1023) + "\n"
-		for range logBatchSize/len(line) + 1 {
+		for range logBatchSize / len(line) {
 			fmt.Fprint(b, line)
 		}
-		if got := len(out.String()); got != logBatchSize {
-			t.Fatalf("%d bytes written out, want the full buffer of %d", got, logBatchSize)
+		waitFor(t, func() bool { return len(out.String()) == logBatchSize })
+	})
+	t.Run("WritersDoNotWaitForTheOutput", func(t *testing.T) {
+		out := &stalledWriter{release: make(chan struct{})}
+		b := newLogBatch(out, time.Millisecond)
+		defer b.Close()
+		defer close(out.release)
+		fmt.Fprintln(b, "taken by the writer, which then stalls")
+		waitFor(t, func() bool { return out.stalled.Load() })
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			line := strings.Repeat("z", 1023) + "\n"
+			for range (logBatchLimit - 1) / len(line) {
+				fmt.Fprint(b, line)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("lines waited for a stalled output before the limit")
+		}
+	})
+	t.Run("WritersWaitPastTheLimit", func(t *testing.T) {
+		out := &stalledWriter{release: make(chan struct{})}
+		b := newLogBatch(out, time.Millisecond)
+		fmt.Fprintln(b, "taken by the writer, which then stalls")
+		waitFor(t, func() bool { return out.stalled.Load() })
+		line := strings.Repeat("w", 1023) + "\n"
+		var written atomic.Int64
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range 2 * logBatchLimit / len(line) {
+				fmt.Fprint(b, line)
+				written.Add(int64(len(line)))
+			}
+		}()
+		time.Sleep(50 * time.Millisecond)
+		if got := written.Load(); got > logBatchLimit {
+			t.Fatalf("%d bytes accepted while the output stalled, want at most %d", got, logBatchLimit)
+		}
+		close(out.release)
+		<-done
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := out.n.Load(), int64(len("taken by the writer, which then stalls\n"))+written.Load(); got != want {
+			t.Fatalf("%d bytes written out, want %d: no line may be dropped", got, want)
 		}
 	})
 	t.Run("CloseWritesOutTheRest", func(t *testing.T) {
@@ -76,4 +124,30 @@ func TestLogBatch(t *testing.T) {
 			}
 		}
 	})
+}
+
+// stalledWriter blocks its first Write until release is closed, as a
+// disk that stops answering would, and counts the bytes written.
+type stalledWriter struct {
+	release chan struct{}
+	stalled atomic.Bool
+	n       atomic.Int64
+}
+
+func (w *stalledWriter) Write(p []byte) (int, error) {
+	if !w.stalled.Swap(true) {
+		<-w.release
+	}
+	w.n.Add(int64(len(p)))
+	return len(p), nil
+}
+
+// waitFor fails t unless cond holds within 5 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
 }
