@@ -13,9 +13,9 @@ import (
 // bench run (`cd bench && go run . --profile --only "get invoice"`), 3 %
 // of the server's CPU per request.
 //
-// A request never waits for the output, only to append its line: the
-// writer takes the lines gathered so far and writes them with the lock
-// released. Until 2026-11-28 the request whose line filled the buffer
+// A request does not wait for the output, only to append its line (unless
+// the output is stalled, below): the writer takes the lines gathered so
+// far and writes them with the lock released. Until 2026-11-28 the request whose line filled the buffer
 // wrote it out itself, holding the lock, and every other request's line
 // waited behind that write(2): on the disk that also holds Postgres's
 // WAL, a write-heavy endpoint at a steady rate (create invoice, at half
