@@ -32,21 +32,30 @@ func defaultMaxInFlight() int {
 // (p99 ~0.8 s), peak RSS was 99 MB without the limit and 87 MB with it
 // (one --quick run each, so a rough figure).
 //
-// A request that finds a turn free runs on its connection's goroutine. One
-// that had to wait runs on a goroutine of its own (serveApart): a request's
-// path through the API grows a stack to 32 KiB, and a connection's
-// goroutine would keep that until the collector shrinks it, so after a
-// pile-up of 1,000 every connection held one. In the bench's pile-ups
-// (bench/pileup.go, `cd bench && go run . --quick --only entitlements`,
-// two runs each) VmHWM after the three waves went from 74 → 91 → 94 and
-// 75 → 92 → 98 MB to 67 → 84 → 84 and 66 → 82 → 92 MB. Requests that do
-// not wait pay nothing for it. Running every request on n worker
-// goroutines instead (tried on 2026-11-28) saved as much, but its two
-// hand-offs per request raised server CPU per request against the
-// baseline from 1.17× to 1.31× on invoice preview and from 1.12× to 1.21×
-// on record payment, throughput from 0.94× to 0.87× and 1.01× to 0.91×
+// A request let through runs on its connection's goroutine, whose stack
+// it grows to 32 KiB, and the goroutine keeps that until the collector
+// shrinks it: after a pile-up of 1,000, every connection holds one. Running
+// the requests on n worker goroutines instead (tried on 2026-11-28) kept
+// the stacks at 10–13 MB where they reached 34 MB, and the bench's pile-up
+// (bench/pileup.go) at 66 → 83 → 91 MB after three waves where it reached
+// 76 → 96 → 101, but the two hand-offs per request cost more than they
+// did in a microbenchmark: server CPU per request against the baseline
+// went from 1.17× to 1.31× on invoice preview and from 1.12× to 1.21× on
+// record payment, throughput from 0.94× to 0.87× and 1.01× to 0.91×
 // (`cd bench && go run . --only "invoice preview,record payment"`, one
-// run each).
+// run each). Throughput is the goal that is short; the RSS of a pile-up
+// stays over 64 MB either way.
+//
+// Also tried and dropped (2026-11-28): running only the requests that had
+// to wait on a goroutine of their own, which costs nothing when none
+// waits. Pile-ups peaked 7–10 MB lower (67 → 84 → 84 and 66 → 82 → 92 MB
+// after three waves, against 74 → 91 → 94 and 75 → 92 → 98; `cd bench &&
+// go run . --quick --only entitlements`, two runs each), but in the next
+// full run (`cd bench && go run .`) p99 at 64 in flight, where most
+// requests wait, was worse on 7 of 11 endpoints (mean ratio 1.19× against
+// 1.16×, misses on create ticket 1.38× and invoice preview 1.32×) and p99
+// at half rate missed on 4 endpoints against 1: within the machine's
+// noise, but all the same way, for a saving that leaves the goal missed.
 func limitInFlight(n int, next http.Handler) http.Handler {
 	if n <= 0 {
 		return next
@@ -58,36 +67,11 @@ func limitInFlight(n int, next http.Handler) http.Handler {
 			return
 		}
 		select {
-		case turns <- struct{}{}: // a turn is free: run here
-			defer func() { <-turns }()
-			next.ServeHTTP(w, r)
-			return
-		default:
-		}
-		select {
 		case turns <- struct{}{}: // blocked senders are served first come, first served
 		case <-r.Context().Done():
 			return // the client is gone: nobody to answer
 		}
 		defer func() { <-turns }()
-		serveApart(w, r, next)
-	})
-}
-
-// serveApart serves r with next on a goroutine of its own and waits for
-// it, passing a panic on to the caller's goroutine (net/http's, which
-// recovers it). The stack that next grows goes when that goroutine ends,
-// where the connection's goroutine would keep it.
-func serveApart(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	var panicked any
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() { panicked = recover() }()
 		next.ServeHTTP(w, r)
-	}()
-	<-done
-	if panicked != nil {
-		panic(panicked)
-	}
+	})
 }

@@ -73,36 +73,3 @@ func TestLimitInFlightGivesUpWithTheClient(t *testing.T) {
 		t.Fatal("a waiting request whose client left did not return")
 	}
 }
-
-// TestServeApart: a request that had to wait for its turn runs on a
-// goroutine of its own; it answers through its writer as any other, and
-// its panic comes out on the caller's goroutine, where net/http recovers
-// it, instead of ending the process.
-func TestServeApart(t *testing.T) {
-	tests := []struct {
-		name      string
-		handler   http.HandlerFunc
-		wantCode  int
-		wantPanic any
-	}{
-		{"Answers", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }, http.StatusTeapot, nil},
-		{"AbortReachesTheCaller", func(w http.ResponseWriter, r *http.Request) { panic(http.ErrAbortHandler) }, 0, http.ErrAbortHandler},
-		{"PanicReachesTheCaller", func(w http.ResponseWriter, r *http.Request) { panic("boom") }, 0, "boom"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			panicked := func() (p any) {
-				defer func() { p = recover() }()
-				serveApart(rec, httptest.NewRequest("GET", "/api/events", nil), tt.handler)
-				return nil
-			}()
-			if panicked != tt.wantPanic {
-				t.Fatalf("panic %v, want %v", panicked, tt.wantPanic)
-			}
-			if tt.wantPanic == nil && rec.Code != tt.wantCode {
-				t.Fatalf("status %d, want %d", rec.Code, tt.wantCode)
-			}
-		})
-	}
-}
