@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -228,7 +229,8 @@ type paymentEvent struct {
 	InvoiceID   *string         `json:"invoice_id"`
 	ReceivedAt  time.Time       `json:"received_at"`
 	ProcessedAt *time.Time      `json:"processed_at"`
-	// Payload is the event as the provider sent it.
+	// Payload is the event as the provider sent it, compacted (or, when
+	// it is not JSON, as a string).
 	Payload json.RawMessage `json:"payload"`
 }
 
@@ -240,8 +242,12 @@ func newPaymentEvent(rec webhook.Record) paymentEvent {
 		}
 		return &s
 	}
+	// Compacted here because writeBody writes a RawMessage as it is.
+	var compact bytes.Buffer
 	payload := json.RawMessage(rec.Payload)
-	if !json.Valid(payload) {
+	if err := json.Compact(&compact, payload); err == nil {
+		payload = compact.Bytes()
+	} else {
 		payload, _ = json.Marshal(string(rec.Payload))
 	}
 	return paymentEvent{ID: rec.ID, Type: rec.Type, Outcome: rec.Outcome, Reason: rec.Reason,

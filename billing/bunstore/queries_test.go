@@ -64,8 +64,8 @@ func TestWrittenOutQueries(t *testing.T) {
 }
 
 // TestToRowJSON holds the line items and metadata toRow stores to the
-// bytes encoding/json writes, which it wrote until toRow encoded with
-// goccy/go-json.
+// bytes encoding/json writes: toRow encodes with
+// segmentio/encoding/json, which must write the same.
 func TestToRowJSON(t *testing.T) {
 	inv := billing.Invoice{
 		LineItems: []billing.LineItem{{Description: "Consulting <hours> & \u2028 Zoë \"x\"", Quantity: 3, UnitAmount: 15000, TaxRateBps: 825, Amount: 45000}},

@@ -146,8 +146,9 @@ func TestRecorderKnownSubscribers(t *testing.T) {
 }
 
 // TestRecordDataEncoding holds the data Record stores to the bytes
-// encoding/json.Marshal writes, which the event log wrote until it
-// encoded with goccy/go-json; deliveries sign and send these bytes.
+// encoding/json.Marshal writes: Record encodes with
+// segmentio/encoding/json, which must write the same; deliveries sign and
+// send these bytes.
 func TestRecordDataEncoding(t *testing.T) {
 	at := time.Date(2026, 11, 27, 10, 11, 12, 345678000, time.UTC)
 	type line struct {
