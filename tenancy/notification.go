@@ -206,10 +206,9 @@ func encodeData(data map[string]any) ([]byte, error) {
 // json.Number so that large integers keep every digit.
 //
 // Both encodeData and decodeData use github.com/segmentio/encoding/json,
-// whose bytes and values are encoding/json's (httpapi.writeBody says why
-// that library): decoding a payment's data takes 1.6 µs where
-// encoding/json takes 2.3 (go test -bench); with encoding/json the pair
-// was 4.9 % of the server's CPU on a webhook ingest (bench --profile).
+// whose bytes and values are encoding/json's, faster (httpapi.writeBody
+// says why that library): with encoding/json the pair was 4.9 % of the
+// server's CPU on a webhook ingest (bench --profile).
 func decodeData(b []byte) (map[string]any, error) {
 	var data map[string]any
 	if _, err := segjson.Parse(b, &data, segjson.UseNumber); err != nil { // b is encodeData's: one value

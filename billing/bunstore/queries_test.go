@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	segjson "github.com/segmentio/encoding/json"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -87,5 +88,35 @@ func TestToRowJSON(t *testing.T) {
 		if c.got != string(want) {
 			t.Errorf("%s: stored %s, encoding/json writes %s", c.name, c.got, want)
 		}
+	}
+}
+
+// BenchmarkInvoiceRow decodes a stored invoice's line items and metadata
+// with the library invoice uses and with encoding/json: the figures
+// invoice's doc quotes.
+//
+//	go test -run '^$' -bench InvoiceRow -benchmem ./billing/bunstore/
+func BenchmarkInvoiceRow(b *testing.B) {
+	lineItems := []byte(`[{"description":"Consulting hours","quantity":3,"unit_amount":15000,"tax_rate_bps":825,"amount":45000},` +
+		`{"description":"Hosting (monthly)","quantity":1,"unit_amount":4999,"tax_rate_bps":825,"amount":4999},` +
+		`{"description":"Onboarding workshop","quantity":1,"unit_amount":120000,"tax_rate_bps":0,"amount":120000}]`)
+	metadata := []byte(`{"po":"PO-12345","ref":"Q4"}`)
+	for _, lib := range []struct {
+		name      string
+		unmarshal func([]byte, any) error
+	}{{"segmentio", segjson.Unmarshal}, {"encoding/json", json.Unmarshal}} {
+		b.Run(lib.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var lines []lineRow
+				meta := map[string]string{}
+				if err := lib.unmarshal(lineItems, &lines); err != nil {
+					b.Fatal(err)
+				}
+				if err := lib.unmarshal(metadata, &meta); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
