@@ -151,7 +151,7 @@ func (r *report) print(w io.Writer) {
 		r.SeedRows["tenants"], r.SeedRows["invoices"], r.SeedRows["tickets"], r.SeedTime.Round(time.Second))
 
 	r.printGoals(w)
-	fmt.Fprintln(w, "| endpoint | tk req/s | base req/s | ratio | target | tk p50 / p99 | base p50 / p99 | p99 at ½ base rate: tk / base | target | tk RSS | base RSS |")
+	fmt.Fprintln(w, "| endpoint | tk req/s | base req/s | ratio | target | tk p50 / p99 | base p50 / p99 | p99 at ½ base rate: tk / base | target | tk RSS: full speed / fixed rate | base RSS: full speed / fixed rate |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---|---|---|---|---|---:|---:|")
 	for _, e := range r.Endpoints {
 		errs := ""
@@ -162,11 +162,11 @@ func (r *report) print(w io.Writer) {
 		if float64(e.HalfRate) > e.TK.RPS {
 			behind = ", above tk's max"
 		}
-		fmt.Fprintf(w, "| %s%s | %.0f | %.0f | %.2f | ≥%.2f %s | %s / %s | %s / %s | %s / %s @%d/s%s (%.2f×) | ≤%.1f× %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s%s | %.0f | %.0f | %.2f | ≥%.2f %s | %s / %s | %s / %s | %s / %s @%d/s%s (%.2f×) | ≤%.1f× %s | %s / %s | %s / %s |\n",
 			e.Name, errs, e.TK.RPS, e.Base.RPS, e.Ratio, e.MinRatio, verdict(e.ThroughputPass),
 			ms(e.TK.P50), ms(e.TK.P99), ms(e.Base.P50), ms(e.Base.P99),
 			ms(e.TKHalf.P99), ms(e.BaseHalf.P99), e.HalfRate, behind, e.P99Ratio, targetP99Ratio, verdict(e.P99Pass),
-			mb(e.TK.PeakRSS), mb(e.Base.PeakRSS))
+			mb(e.TK.PeakRSS), mb(e.TKHalf.PeakRSS), mb(e.Base.PeakRSS), mb(e.BaseHalf.PeakRSS))
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "| %s | — | — | — | skipped: %s | | | | | | |\n", s.Name, s.Reason)
