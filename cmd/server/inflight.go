@@ -33,8 +33,10 @@ func defaultMaxInFlight() int {
 // (one --quick run each, so a rough figure).
 //
 // A request let through runs on its connection's goroutine, whose stack
-// it grows to 32 KiB, and the goroutine keeps that until the collector
-// shrinks it: after a pile-up of 1,000, every connection holds one. Running
+// it grows (to 16 KiB since 2026-11-28, 32 KiB before: docs/operations.md,
+// Memory), and the goroutine keeps that until the collector shrinks it:
+// after a pile-up of 1,000, every connection holds one. The two
+// experiments below ran with 32 KiB stacks. Running
 // the requests on n worker goroutines instead (tried on 2026-11-28) kept
 // the stacks at 10–13 MB where they reached 34 MB, and the bench's pile-up
 // (bench/pileup.go) at 66 → 83 → 91 MB after three waves where it reached
