@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -312,6 +314,19 @@ func TestOperatorPaymentEvents(t *testing.T) {
 			wantProblem(t, o.call(t, "POST", "/api/operator/payment-events/"+other+"/apply", `{"invoice_id":"`+inv+`"}`), http.StatusConflict, "conflict")
 			if n := len(o.mustCall(t, http.StatusOK, "GET", "/api/operator/payment-events", "")["data"].([]any)); n != 0 {
 				t.Fatalf("%d unmatched events left, want 0", n)
+			}
+		})
+		t.Run("PayloadCompacted", func(t *testing.T) {
+			evID := newEventID()
+			sent := strings.ReplaceAll(paymentEvent(evID, webhook.TypePaymentSucceeded, "inv_unknown3", 100, "USD"), `,"`, ",\n  \"")
+			if r := o.deliver(t, sent); r.status != http.StatusOK {
+				t.Fatalf("delivery: %d %s", r.status, r.body)
+			}
+			var compact bytes.Buffer
+			check(t, json.Compact(&compact, []byte(sent)))
+			r := o.call(t, "GET", "/api/operator/payment-events", "") // the one unmatched event left
+			if r.status != http.StatusOK || !strings.Contains(string(r.body), `"payload":`+compact.String()) {
+				t.Fatalf("answer %d %s, want the payload %s", r.status, r.body, compact.String())
 			}
 		})
 	})

@@ -15,9 +15,10 @@ import (
 //
 // A request does not wait for the output, only to append its line (unless
 // the output is stalled, below): the writer takes the lines gathered so
-// far and writes them with the lock released. Until 2026-11-28 the request whose line filled the buffer
-// wrote it out itself, holding the lock, and every other request's line
-// waited behind that write(2): on the disk that also holds Postgres's
+// far and writes them with the lock released. Until 2026-11-28 the
+// request whose line filled the buffer wrote it out itself, holding the
+// lock, and every other request's line waited behind that write(2): on
+// the disk that also holds Postgres's
 // WAL, a write-heavy endpoint at a steady rate (create invoice, at half
 // the baseline's throughput) had its p99 at 1.77× the baseline's (rounds
 // 1.51–2.02×); with the write off the requests, 1.29× (rounds 1.06–1.37×)
