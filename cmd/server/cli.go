@@ -256,7 +256,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError("serve", "--webhook-retry-base %s: want a positive duration such as 30s", cfg.WebhookRetryBase)
 	}
 	applyDemoDefaults(fs, &cfg)
-	tuneGC()
+	defer tuneGC()()
 	logOut := newLogBatch(stderr, logBatchEvery)
 	defer logOut.Close()
 	a, err := openApp(ctx, cfg, logOut, cfg.Migrate)

@@ -2,45 +2,104 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
 )
 
-// serverGCPercent is the garbage collector's setting for `server serve`
-// where the environment sets none (GOGC wins when set). A request
-// allocates a few kilobytes that die with it, so Go's default GOGC=100
-// collects often for little: at 200 the collector runs half as often.
-// What it buys (`cd bench && go run . --quick --only "get invoice,create
-// invoice,list invoices,entitlements"`, one run before and after): server
-// CPU per GET invoice 0.28 → 0.25 ms, throughput against the baseline get
-// invoice 0.69 → 0.80×, list 0.83 → 0.91×, create invoice and
-// entitlements unchanged within the run's noise.
+// gcHeapFloor is the headroom `server serve` gives the garbage collector
+// over the live heap where the environment sets no GOGC: after each
+// collection, GOGC is set so that the next one starts when the heap has
+// grown by gcHeapFloor or doubled, whichever is more (gcPercentFor).
 //
-// serve sets no soft memory limit (GOMEMLIMIT) of its own any more. One of
-// 40 MiB, set until 2026-11-27, did not bind at full speed (peak RSS 57 MB
-// with and without it) and hurt when requests piled up during a stall of
-// the machine: with the heap near the limit, the collector ran back to
-// back while the backlog waited. In the bench's fixed-rate runs at half
-// the baseline's throughput (median of 6 rounds) tenantkit's p99 on list
-// invoices, invoice preview, get invoice and entitlements was 1.72×,
-// 4.00×, 1.54× and 1.57× the baseline's with the limit (`cd bench && go
-// run .`, a full run) and 0.96×, 1.43×, 0.85× and 0.84× without it
-// (`GOMEMLIMIT=off go run . --only "list invoices,invoice preview,get
-// invoice,entitlements"`, one run each), and the peak RSS of those runs
-// was 97 MB with it and 83 MB without. Tried again on 2026-11-28, with
-// limitInFlight running requests on worker goroutines (since dropped):
-// entitlements' half-rate p99 2.07× with the limit, 0.77× without (`go
-// run . --only entitlements`, 6 rounds each).
+// A request allocates a few kilobytes that die with it, and the live heap
+// of a serving process is about 3 MB, so Go's default GOGC=100 collects
+// every 3 MB or so, often for little. A fixed GOGC=200 (until 2026-11-28)
+// bought throughput, but it also tripled the heap when requests piled up
+// behind a stall of the machine, when the live heap is 15–20 MB (a
+// thousand requests in flight): the fixed-rate runs' peak RSS was 77 MB.
+// The floor keeps the small heap's headroom and a big heap's GOGC=100.
+// Measured with `cd bench && go run . --only "get invoice"`, one run
+// each: GOGC=200 throughput 0.93×, fixed-rate peak 77 MB; GOGC=100 0.88×
+// and 62 MB.
 //
-// Also tried then and dropped: lowering GOGC after each collection as the
-// live heap grows, for a heap goal of twice the live heap plus 8 MiB. The
-// bench's pile-up (bench/pileup.go) ended at 95 and 99 MB with it, 101
-// without, and the fixed-rate runs' peak stayed at 99 MB: a pile-up's RSS
-// is mostly stacks and connections, not the collector's headroom.
-const serverGCPercent = 200
+// serve sets no soft memory limit (GOMEMLIMIT): one of 40 MiB, set until
+// 2026-11-27, did not bind at full speed and hurt when requests piled up:
+// with the heap near the limit the collector ran back to back while the
+// backlog waited, and tenantkit's p99 at half the baseline's rate was
+// 1.5–4× the baseline's on four endpoints where without it it was 0.8–1.4×
+// (`cd bench && go run .`).
+const gcHeapFloor = 8 << 20
 
-// tuneGC applies serverGCPercent unless GOGC is set.
-func tuneGC() {
-	if _, ok := os.LookupEnv("GOGC"); !ok {
-		debug.SetGCPercent(serverGCPercent)
+// gcPercentFor is the GOGC that gives a live heap of live bytes room to
+// grow by floor bytes or double, whichever is more, in steps of 25 so
+// that a steady heap does not change it after every collection, and at
+// most 800.
+func gcPercentFor(live, floor uint64) int {
+	if live == 0 || live >= floor {
+		return 100
+	}
+	p := int(100*floor/live) / 25 * 25
+	return min(max(p, 100), 800)
+}
+
+// gcTuner sets GOGC after each collection from the live heap it left.
+type gcTuner struct {
+	floor   uint64
+	percent atomic.Int64
+	stopped atomic.Bool
+	sample  []metrics.Sample
+}
+
+// tuneGC starts the garbage collector's tuning for serve, unless the
+// environment sets GOGC. The returned function stops it.
+func tuneGC() (stop func()) {
+	if _, ok := os.LookupEnv("GOGC"); ok {
+		return func() {}
+	}
+	t := startGCTuner(gcHeapFloor)
+	return t.stop
+}
+
+// startGCTuner applies floor from now on, starting from the live heap of
+// the last collection.
+func startGCTuner(floor uint64) *gcTuner {
+	t := &gcTuner{floor: floor, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	t.percent.Store(int64(debug.SetGCPercent(100)))
+	t.adjust()
+	t.arm()
+	return t
+}
+
+// gcSentinel is allocated for its cleanup, which runs after the next
+// collection has found it unreachable. It holds a pointer so that it is
+// never batched with other small objects, whose cleanups may not run.
+type gcSentinel struct{ _ *byte }
+
+// arm makes the next collection call adjust, and arm again.
+func (t *gcTuner) arm() {
+	runtime.AddCleanup(&gcSentinel{}, func(t *gcTuner) {
+		if !t.stopped.Load() {
+			t.adjust()
+			t.arm()
+		}
+	}, t)
+}
+
+// adjust sets GOGC for the live heap the last collection left. Setting it
+// stops the world briefly, so it is set only when the step changes.
+func (t *gcTuner) adjust() {
+	metrics.Read(t.sample)
+	if t.sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	p := gcPercentFor(t.sample[0].Value.Uint64(), t.floor)
+	if int64(p) != t.percent.Load() {
+		t.percent.Store(int64(p))
+		debug.SetGCPercent(p)
 	}
 }
+
+// stop ends the tuning; GOGC stays as last set.
+func (t *gcTuner) stop() { t.stopped.Store(true) }

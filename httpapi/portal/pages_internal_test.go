@@ -62,3 +62,28 @@ func TestContractsTemplateFollowsPermissions(t *testing.T) {
 		t.Error("without billing:preview the form should have no preview button")
 	}
 }
+
+// TestEveryPageParses: the pages' template sets are made when first
+// shown, so this makes every one of them, and each has the layout.
+func TestEveryPageParses(t *testing.T) {
+	vs, err := newViews("/portal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs.pages) < 10 {
+		t.Fatalf("%d pages: want every templates/*.html but the layout and partials", len(vs.pages))
+	}
+	for name := range vs.pages {
+		page, err := vs.page(name)
+		if err != nil {
+			t.Errorf("page %s: %v", name, err)
+			continue
+		}
+		if page.Lookup("layout") == nil {
+			t.Errorf("page %s has no layout", name)
+		}
+	}
+	if _, err := vs.page("no-such-page"); err == nil {
+		t.Error("an unknown page has a template")
+	}
+}

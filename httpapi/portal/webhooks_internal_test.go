@@ -67,7 +67,11 @@ func renderPageAs(t *testing.T, name string, data any, errs map[string]string, c
 	}
 	var buf bytes.Buffer
 	v := view{Title: "T", Nav: navOf(name), CSRF: "tok", Data: data, Errors: errs, Can: can}
-	if err := vs.pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
+	page, err := vs.page(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := page.ExecuteTemplate(&buf, "layout", v); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
