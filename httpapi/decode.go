@@ -42,20 +42,33 @@ func decodeJSON(r *http.Request, dst any) error {
 	if r.Body == nil || r.Body == http.NoBody {
 		return invalidRequest("request body is empty")
 	}
-	// The body is read whole (limitBody bounds it) so that a type error's
-	// offset can be turned into the JSON path of the offending value.
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeJSONBody(body, dst)
+}
+
+// readBody reads r's body whole (limitBody bounds it), so that a type
+// error's offset can be turned into the JSON path of the offending value.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return problemFor(tooLarge)
+			return nil, problemFor(tooLarge)
 		}
-		return invalidRequest("could not read request body")
+		return nil, invalidRequest("could not read request body")
 	}
+	return body, nil
+}
+
+// decodeJSONBody decodes body, a request's JSON, into dst as decodeJSON
+// describes.
+func decodeJSONBody(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return invalidRequest("request body is empty")
 	}
-
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -74,8 +87,11 @@ func decodeJSON(r *http.Request, dst any) error {
 // isJSONContentType reports whether a Content-Type header names JSON;
 // parameters such as charset are allowed.
 func isJSONContentType(ct string) bool {
-	if ct == "" {
+	switch ct {
+	case "":
 		return false
+	case "application/json":
+		return true // what nearly every client sends, without parsing it
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
@@ -531,17 +547,16 @@ func decodeOptionalJSON(r *http.Request, dst any) error {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return problemFor(tooLarge)
-		}
-		return invalidRequest("could not read request body")
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return decodeJSON(r, dst)
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"Content-Type must be application/json")
+	}
+	return decodeJSONBody(body, dst) // read once: it was read a second time until 2026-11-28
 }
