@@ -70,7 +70,7 @@ func tuneGC() (stop func()) {
 // the last collection.
 func startGCTuner(floor uint64) *gcTuner {
 	t := &gcTuner{floor: floor, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
-	t.percent.Store(int64(debug.SetGCPercent(100)))
+	t.percent.Store(-1) // not yet set: the first adjust sets it
 	t.adjust()
 	t.arm()
 	return t

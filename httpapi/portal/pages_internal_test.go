@@ -2,6 +2,7 @@ package portal
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,16 +74,23 @@ func TestEveryPageParses(t *testing.T) {
 	if len(vs.pages) < 10 {
 		t.Fatalf("%d pages: want every templates/*.html but the layout and partials", len(vs.pages))
 	}
+	// Every page at once, twice: first showings happen concurrently too.
+	var wg sync.WaitGroup
 	for name := range vs.pages {
-		page, err := vs.page(name)
-		if err != nil {
-			t.Errorf("page %s: %v", name, err)
-			continue
-		}
-		if page.Lookup("layout") == nil {
-			t.Errorf("page %s has no layout", name)
+		for range 2 {
+			wg.Go(func() {
+				page, err := vs.page(name)
+				if err != nil {
+					t.Errorf("page %s: %v", name, err)
+					return
+				}
+				if page.Lookup("layout") == nil {
+					t.Errorf("page %s has no layout", name)
+				}
+			})
 		}
 	}
+	wg.Wait()
 	if _, err := vs.page("no-such-page"); err == nil {
 		t.Error("an unknown page has a template")
 	}
