@@ -31,10 +31,18 @@ func (a *API) chain(ep endpoint) http.Handler {
 	}
 	template := ep.method + " " + ep.path
 	instruments := a.metrics.route(ep.method, template)
+	limit := bodyLimit(a.cfg.MaxBodyBytes)
+	if ep.maxBody > 0 {
+		limit = bodyLimit(ep.maxBody)
+	}
 	var h http.Handler = handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		f := logFieldsFrom(r.Context())
 		f.route, f.metrics = template, instruments
+		if err := limit.check(r); err != nil {
+			return err
+		}
 		if ep.public {
+			r = limit.bound(w, r)
 			if err := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); err != nil {
 				return err
 			}
@@ -45,7 +53,7 @@ func (a *API) chain(ep endpoint) http.Handler {
 		}
 		// ctx collects what authentication and the tenant add to the
 		// request's context; the request is copied once, with all of it,
-		// before the handler runs.
+		// and its body capped, before the handler runs.
 		ctx, p, err := a.authenticate(w, r, f)
 		if err != nil {
 			return err
@@ -77,16 +85,13 @@ func (a *API) chain(ep endpoint) http.Handler {
 			}
 		}
 		r = r.WithContext(ctx)
+		limit.capBody(w, r)
 		if ep.idempotent && a.cfg.Idempotency != nil && r.Header.Get(IdempotencyKeyHeader) != "" {
 			return a.idempotent(w, r, handle)
 		}
 		return handle(w, r)
 	})
-	maxBody := a.cfg.MaxBodyBytes
-	if ep.maxBody > 0 {
-		maxBody = ep.maxBody
-	}
-	return noSniff(noStore(limitBody(maxBody)(h)))
+	return noSniff(noStore(h))
 }
 
 // noStore marks every answer of a route Cache-Control: no-store before

@@ -24,7 +24,7 @@ import (
 // *Problem:
 //
 //   - Content-Type not application/json: 415 unsupported_media_type;
-//   - body over the limit set by limitBody: 413 payload_too_large;
+//   - body over the endpoint's bodyLimit: 413 payload_too_large;
 //   - empty body, malformed JSON, trailing data, unknown field ("unknown_field",
 //     also a known name in other case, which encoding/json would take)
 //     or a value of the wrong type ("invalid_type"): 400 invalid_request;
@@ -49,7 +49,7 @@ func decodeJSON(r *http.Request, dst any) error {
 	return decodeJSONBody(body, dst)
 }
 
-// readBody reads r's body whole (limitBody bounds it), so that a type
+// readBody reads r's body whole (bodyLimit bounds it), so that a type
 // error's offset can be turned into the JSON path of the offending value.
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
@@ -514,30 +514,40 @@ func hex4(body []byte, i int) (rune, bool) {
 	return rune(n), err == nil
 }
 
-// limitBody caps request bodies at max bytes: a declared Content-Length over
-// the cap is refused with 413 before the handler runs, and any body is
-// wrapped with http.MaxBytesReader so that reading past the cap fails with
-// *http.MaxBytesError, which decodeJSON and problemFor answer with 413.
-// max <= 0 means no limit.
-func limitBody(max int64) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		if max <= 0 {
-			return next
-		}
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.ContentLength > max {
-				writeProblem(w, r, problemFor(&http.MaxBytesError{Limit: max}))
-				return
-			}
-			if r.Body != nil && r.Body != http.NoBody {
-				// A shallow copy, since handlers must not modify the request
-				// they were given.
-				r = r.WithContext(r.Context())
-				r.Body = http.MaxBytesReader(w, r.Body, max)
-			}
-			next.ServeHTTP(w, r)
-		})
+// bodyLimit caps an endpoint's request bodies at so many bytes: a
+// declared Content-Length over the cap is refused with 413 before anything
+// else runs (check), and reading past the cap a body that declares no
+// length fails with *http.MaxBytesError (capBody), which decodeJSON and
+// problemFor answer with 413. Zero or less means no limit.
+type bodyLimit int64
+
+// check refuses a request whose declared Content-Length is over the limit.
+func (l bodyLimit) check(r *http.Request) error {
+	if l > 0 && r.ContentLength > int64(l) {
+		return problemFor(&http.MaxBytesError{Limit: int64(l)})
 	}
+	return nil
+}
+
+// capBody caps r's body in place. Handlers must not modify the request
+// they were given, so r is a copy of the caller's own: chain caps the copy
+// it makes anyway to carry the request's context. A copy of its own here
+// would cost every request with a body another 320-byte allocation (an
+// http.Request is 304 bytes).
+func (l bodyLimit) capBody(w http.ResponseWriter, r *http.Request) {
+	if l > 0 && r.Body != nil && r.Body != http.NoBody {
+		r.Body = http.MaxBytesReader(w, r.Body, int64(l))
+	}
+}
+
+// bound returns r with its body capped, copying r when it has a body: for
+// the public endpoints, which copy no request otherwise.
+func (l bodyLimit) bound(w http.ResponseWriter, r *http.Request) *http.Request {
+	if l > 0 && r.Body != nil && r.Body != http.NoBody {
+		r = r.WithContext(r.Context())
+		l.capBody(w, r)
+	}
+	return r
 }
 
 // decodeOptionalJSON is decodeJSON for an endpoint whose body may be left

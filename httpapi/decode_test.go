@@ -258,7 +258,7 @@ func TestJSONPathAt(t *testing.T) {
 	}
 }
 
-func TestLimitBody(t *testing.T) {
+func TestBodyLimit(t *testing.T) {
 	const max = 64
 	tests := []struct {
 		name        string
@@ -276,14 +276,19 @@ func TestLimitBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			called := false
-			h := limitBody(tt.max)(handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			limit := bodyLimit(tt.max)
+			h := handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+				if err := limit.check(r); err != nil {
+					return err
+				}
+				r = limit.bound(w, r)
 				called = true
 				if _, err := io.ReadAll(r.Body); err != nil {
 					return err // *http.MaxBytesError: 413 through problemFor
 				}
 				w.WriteHeader(http.StatusOK)
 				return nil
-			}))
+			})
 			r := newJSONRequest("application/json", tt.body)
 			if tt.chunked {
 				r.ContentLength = -1

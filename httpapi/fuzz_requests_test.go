@@ -118,11 +118,11 @@ func fuzzRequestBody[T any](f *testing.F, seeds []string, accepted func(t *testi
 	})
 }
 
-// fuzzRequest is a JSON POST carrying body, bounded as limitBody bounds it.
+// fuzzRequest is a JSON POST carrying body, capped as chain caps it.
 func fuzzRequest(body string) *http.Request {
 	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
-	r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, fuzzMaxBody)
+	bodyLimit(fuzzMaxBody).capBody(httptest.NewRecorder(), r)
 	return r
 }
 

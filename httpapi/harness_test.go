@@ -144,6 +144,8 @@ type request struct {
 	bearer             string
 	header             map[string]string
 	cookies            []*http.Cookie
+	// chunked sends body without a Content-Length.
+	chunked bool
 }
 
 type response struct {
@@ -168,6 +170,9 @@ func (e *env) do(t testing.TB, req request) response {
 	var body io.Reader
 	if req.body != "" {
 		body = strings.NewReader(req.body)
+	}
+	if req.chunked {
+		body = io.MultiReader(body) // hides the length from http.NewRequest
 	}
 	r, err := http.NewRequest(req.method, e.srv.URL+req.path, body)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -25,10 +24,6 @@ const IdempotencyTTL = 24 * time.Hour
 // maxIdempotencyKeyLen bounds a key, in characters (bytes: keys are
 // ASCII).
 const maxIdempotencyKeyLen = 255
-
-// bareIdempotencyKeyRE is the unquoted form tenantkit accepted before it
-// parsed the header as the draft defines it; still accepted.
-var bareIdempotencyKeyRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,255}$`)
 
 // IdempotencyScope is where a key is unique: per tenant and credential.
 type IdempotencyScope struct {
@@ -187,7 +182,9 @@ func parseIdempotencyKey(values []string) (string, error) {
 	}
 	v := strings.Trim(values[0], " \t")
 	if !strings.HasPrefix(v, `"`) {
-		if !bareIdempotencyKeyRE.MatchString(v) {
+		// The unquoted form tenantkit accepted before it parsed the
+		// header as the draft defines it; still accepted.
+		if !isToken(v, maxIdempotencyKeyLen) {
 			return "", errors.New("not a quoted string")
 		}
 		return v, nil

@@ -157,3 +157,24 @@ func checkTenantHeader(r *http.Request) error {
 	}
 	return nil
 }
+
+// isToken reports whether s is 1 to max characters of [A-Za-z0-9._:-]:
+// the request ids and bare Idempotency-Keys tenantkit accepts. A loop, not
+// a regexp: ^[…]{1,255}$ compiled at start into a program of 255 copies,
+// 2.4 of the server's 20 ms of package initialisation (GODEBUG=inittrace=1
+// server version).
+func isToken(s string, max int) bool {
+	if len(s) == 0 || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '.', c == '_', c == ':', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -51,8 +51,9 @@ func logFieldsFrom(ctx context.Context) *logFields {
 // may hold secrets and personal data, and the route template says which
 // endpoint ran.
 //
-// It also puts a request-scoped logger carrying the request id into the
-// context, so handlers log with zerolog.Ctx(r.Context()). It must run
+// It also puts a request-scoped logger into the context, which adds the
+// request id to every line, so handlers log with zerolog.Ctx(r.Context()).
+// It must run
 // before recoverer, so a recovered panic is logged with its final status of
 // 500. The request is copied once, with the id, the log fields and the
 // logger: copying it apart for the id (a middleware of its own until
@@ -63,16 +64,17 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 			start := time.Now()
 			// One allocation for the log fields and the status recorder
 			// (which metrics.instrument reuses).
-			st := &logState{rec: statusRecorder{ResponseWriter: w}}
-			fields, rec := &st.fields, &st.rec
 			reqID := requestIDOf(r)
+			st := &logState{rec: statusRecorder{ResponseWriter: w}, requestID: reqID}
+			fields, rec := &st.fields, &st.rec
 			w.Header().Set(requestIDHeader, reqID)
 			ctx := context.WithValue(event.WithRequestID(r.Context(), reqID), logFieldsKey{}, fields)
-			// The request's logger carries the id, for the handlers and for
-			// the access log line below, which it starts with the same bytes
-			// as logger with the id added as the first field.
-			reqLogger := logger.With().Str("request_id", reqID).Logger()
-			ctx = reqLogger.WithContext(ctx)
+			// The handlers' logger adds the id when a line is written
+			// (requestIDHook) rather than carrying it from the start:
+			// logger.With() copied the logger's fields into a new 500-byte
+			// buffer on every request, though handlers seldom log
+			// (BenchmarkEdge: 3059 → 2594 B/op).
+			ctx = logger.Hook(requestIDHook{st}).WithContext(ctx)
 
 			// Deferred so that a request aborted by a panic (http.ErrAbortHandler
 			// re-panicked by recoverer) still leaves a line; the panic itself
@@ -91,11 +93,12 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 				if ip == "" {
 					ip = peerIP(r.RemoteAddr)
 				}
-				ev := reqLogger.Info()
+				ev := logger.Info()
 				if status >= http.StatusInternalServerError || !completed {
-					ev = reqLogger.Error()
+					ev = logger.Error()
 				}
-				ev = ev.Str("method", r.Method).
+				ev = ev.Str("request_id", reqID).
+					Str("method", r.Method).
 					Str("route", route).
 					Int("status", status).
 					Int64("bytes", rec.bytes).
@@ -123,8 +126,18 @@ func accessLog(logger zerolog.Logger) func(http.Handler) http.Handler {
 
 // logState is what accessLog keeps for one request.
 type logState struct {
-	fields logFields
-	rec    statusRecorder
+	fields    logFields
+	rec       statusRecorder
+	requestID string
+}
+
+// requestIDHook adds the request's id to each line logged through the
+// request's logger (zerolog.Ctx of its context).
+type requestIDHook struct{ st *logState }
+
+// Run adds the request_id field to e.
+func (h requestIDHook) Run(e *zerolog.Event, _ zerolog.Level, _ string) {
+	e.Str("request_id", h.st.requestID)
 }
 
 // peerIP returns the IP part of a RemoteAddr ("host:port"), or the whole

@@ -38,18 +38,4 @@ func requestIDOf(r *http.Request) string {
 
 // validRequestID reports whether a client-supplied id is safe to echo: 1–128
 // characters of [A-Za-z0-9._:-], which rules out header and log injection.
-func validRequestID(s string) bool {
-	if len(s) == 0 || len(s) > maxRequestIDLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '.', c == '_', c == ':', c == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
+func validRequestID(s string) bool { return isToken(s, maxRequestIDLen) }

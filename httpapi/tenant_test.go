@@ -100,20 +100,23 @@ func TestSelectValidation(t *testing.T) {
 			name        string
 			body        string
 			contentType string
+			chunked     bool
 			status      int
 			code        string
 		}{
-			{"Malformed", `{"tenant_id":`, "application/json", 400, "invalid_request"},
-			{"UnknownField", `{"tenant_id":"x","extra":1}`, "application/json", 400, "invalid_request"},
-			{"WrongType", `{"tenant_id":42}`, "application/json", 400, "invalid_request"},
-			{"Missing", `{}`, "application/json", 422, "validation_failed"},
-			{"NotJSON", `tenant_id=x`, "application/x-www-form-urlencoded", 415, "unsupported_media_type"},
-			{"TooLarge", `{"tenant_id":"` + strings.Repeat("x", 2<<20) + `"}`, "application/json", 413, "payload_too_large"},
+			{"Malformed", `{"tenant_id":`, "application/json", false, 400, "invalid_request"},
+			{"UnknownField", `{"tenant_id":"x","extra":1}`, "application/json", false, 400, "invalid_request"},
+			{"WrongType", `{"tenant_id":42}`, "application/json", false, 400, "invalid_request"},
+			{"Missing", `{}`, "application/json", false, 422, "validation_failed"},
+			{"NotJSON", `tenant_id=x`, "application/x-www-form-urlencoded", false, 415, "unsupported_media_type"},
+			{"TooLarge", `{"tenant_id":"` + strings.Repeat("x", 2<<20) + `"}`, "application/json", false, 413, "payload_too_large"},
+			// Without a Content-Length the cap applies while the body is read.
+			{"TooLargeChunked", `{"tenant_id":"` + strings.Repeat("x", 2<<20) + `"}`, "application/json", true, 413, "payload_too_large"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				r := e.do(t, request{method: "POST", path: "/api/tenant/select", bearer: e.keyAll, body: tt.body,
-					header: map[string]string{"Content-Type": tt.contentType}})
+					header: map[string]string{"Content-Type": tt.contentType}, chunked: tt.chunked})
 				wantProblem(t, r, tt.status, tt.code)
 			})
 		}

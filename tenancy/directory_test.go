@@ -22,6 +22,7 @@ func TestService_CreateTenant(t *testing.T) {
 		}{
 			{"OK", tenancy.CreateTenantInput{Slug: "ok-" + unique(), Name: "  Acme Ltd ", PlanID: catalog.PlanStarter}, nil, nil},
 			{"OKOneChar", tenancy.CreateTenantInput{Slug: "z", Name: "Z", PlanID: catalog.PlanFree}, nil, nil},
+			{"OKLongest", tenancy.CreateTenantInput{Slug: "l-" + unique() + strings.Repeat("a", 61-len(unique())), Name: "L", PlanID: catalog.PlanFree}, nil, nil},
 			{"ErrSlugUpperCase", tenancy.CreateTenantInput{Slug: "Acme", Name: "Acme", PlanID: catalog.PlanFree}, tenancy.ErrInvalid, []string{"slug"}},
 			{"ErrSlugEmpty", tenancy.CreateTenantInput{Slug: "", Name: "Acme", PlanID: catalog.PlanFree}, tenancy.ErrInvalid, []string{"slug"}},
 			{"ErrSlugTrailingHyphen", tenancy.CreateTenantInput{Slug: "acme-", Name: "Acme", PlanID: catalog.PlanFree}, tenancy.ErrInvalid, []string{"slug"}},
