@@ -204,7 +204,7 @@ func deepPages(ctx context.Context, cfg config, fx *fixture, tk, base *proc) (*d
 	// One request at a time, so that the latency is the request's own
 	// and not queueing; tenantkit's two pages alternate four times. Twice
 	// was too few on a busy machine: in one run the baseline's page 1 took
-	// 1.5 ms and its deep page 1.3 ms, the same query 15 % apart.
+	// 1.5 ms and its deep page 1.3 ms, a difference only noise explains.
 	d := &deepResult{Depth: fx.DeepDepth}
 	spec := loadSpec{Concurrency: 1, Duration: max(cfg.Duration/5, time.Second)}
 	runLoad(ctx, tk, fx, firstPage, loadSpec{Concurrency: 1, Duration: time.Second})
