@@ -35,9 +35,8 @@ import (
 //
 // Other errors are programming errors (dst not a pointer) and end as 500s.
 func decodeJSON(r *http.Request, dst any) error {
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
-		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
-			"Content-Type must be application/json")
+	if err := checkJSONContentType(r); err != nil {
+		return err
 	}
 	if r.Body == nil || r.Body == http.NoBody {
 		return invalidRequest("request body is empty")
@@ -82,6 +81,16 @@ func decodeJSONBody(body []byte, dst any) error {
 			FieldError{Field: path, Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"})
 	}
 	return checkJSONText(body)
+}
+
+// checkJSONContentType refuses a request whose body is not declared JSON
+// with 415.
+func checkJSONContentType(r *http.Request) error {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"Content-Type must be application/json")
+	}
+	return nil
 }
 
 // isJSONContentType reports whether a Content-Type header names JSON;
@@ -535,7 +544,7 @@ func (l bodyLimit) check(r *http.Request) error {
 // would cost every request with a body another 320-byte allocation (an
 // http.Request is 304 bytes).
 func (l bodyLimit) capBody(w http.ResponseWriter, r *http.Request) {
-	if l > 0 && r.Body != nil && r.Body != http.NoBody {
+	if l.applies(r) {
 		r.Body = http.MaxBytesReader(w, r.Body, int64(l))
 	}
 }
@@ -543,11 +552,17 @@ func (l bodyLimit) capBody(w http.ResponseWriter, r *http.Request) {
 // bound returns r with its body capped, copying r when it has a body: for
 // the public endpoints, which copy no request otherwise.
 func (l bodyLimit) bound(w http.ResponseWriter, r *http.Request) *http.Request {
-	if l > 0 && r.Body != nil && r.Body != http.NoBody {
-		r = r.WithContext(r.Context())
-		l.capBody(w, r)
+	if !l.applies(r) {
+		return r
 	}
+	r = r.WithContext(r.Context())
+	l.capBody(w, r)
 	return r
+}
+
+// applies reports whether there is a limit and a body for it to cap.
+func (l bodyLimit) applies(r *http.Request) bool {
+	return l > 0 && r.Body != nil && r.Body != http.NoBody
 }
 
 // decodeOptionalJSON is decodeJSON for an endpoint whose body may be left
@@ -564,9 +579,8 @@ func decodeOptionalJSON(r *http.Request, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
-		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
-			"Content-Type must be application/json")
+	if err := checkJSONContentType(r); err != nil {
+		return err
 	}
 	return decodeJSONBody(body, dst) // read once: it was read a second time until 2026-11-28
 }
