@@ -145,10 +145,10 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 	tkRuns, baseRuns := inRounds(full, "full", tk, base)
 	// The tail under contention: rounds with tailConcurrency in flight,
 	// where a pool that hands connections to waiters out of order shows in
-	// p99. Like the fixed-rate runs below, a round's p99 rests on a few
-	// dozen requests, and one stall of the machine during a run (a
-	// checkpoint's writes) decides it: pooled over two rounds, full runs
-	// read the same server 0.06× and 4.4× the other at half rate.
+	// p99. A round's p99 rests on its slowest 1% of requests, and one
+	// stall of the machine during a run (a checkpoint's writes) can decide
+	// it: pooled over two rounds, full runs once read the same server
+	// 0.06× and 4.4× the other at half rate (see halfDuration).
 	fx.meter.checkpoint(ctx)
 	tk64, base64 := inRounds(loadSpec{Concurrency: tailConcurrency, Duration: max(cfg.Duration/2, time.Second)}, "")
 	res := endpointResult{Name: ep.Name, MinRatio: ep.MinRatio, TK: summarize(tkRuns), Base: summarize(baseRuns)}
@@ -181,7 +181,8 @@ func compare(ctx context.Context, cfg config, fx *fixture, ep endpoint, tk, base
 // the garbage collectors do (all of them off: the same stalls). In 2
 // seconds a run's p99 rests on 38 requests, and whether a stall came
 // decided it: one run's ratios of its rounds ranged from 0.08× to 3.66×
-// (`cd bench && go run . --only "invoice preview"`, 2026-11-28), and the
+// (invoice preview in `cd bench && go run . --only "get invoice,comment
+// on ticket,entitlements,invoice preview"`, 2026-11-28), and the
 // median of six such ratios passed or missed at random.
 func halfDuration(cfg config) time.Duration { return max(cfg.Duration, 2*time.Second) }
 
