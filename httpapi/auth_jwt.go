@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
@@ -52,7 +53,11 @@ type Claims struct {
 // UnmarshalJSON decodes the claims, refusing an "exp", "nbf" or "iat" that
 // is not a JSON number: RFC 7519 defines them as NumericDate, a number of
 // seconds, and the JWT library would also take a numeric string such as
-// "2099999999".
+// "2099999999". The claims of a correctly signed token are input like a
+// request body (decodeJSON): a string holding NUL or invalid UTF-8, which
+// encoding/json would turn into U+FFFD or pass on to a database that
+// refuses it, is refused too; and a claim of the wrong JSON type fails to
+// decode.
 func (c *Claims) UnmarshalJSON(b []byte) error {
 	var dates struct {
 		Exp json.RawMessage `json:"exp"`
@@ -67,8 +72,42 @@ func (c *Claims) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("claim %q is not a NumericDate (a JSON number)", name)
 		}
 	}
+	if _, code := findBadString(b); code != "" {
+		return fmt.Errorf("a claim is not text: %s", code)
+	}
 	type plain Claims // the same fields, without this method
 	return json.Unmarshal(b, (*plain)(c))
+}
+
+// The longest claims tenantkit takes, in characters: "sub", "sid" and
+// "email" name a user or a session and reach queries, so they are held to
+// the bounds of identifiers elsewhere (an email address has at most 254);
+// "iss", each "aud" and "scope" are only compared, and get more room.
+const (
+	maxIDClaimLen    = 255
+	maxEmailClaimLen = 254
+	maxClaimLen      = 1024
+)
+
+// check refuses claims longer than the bounds above.
+func (c *Claims) check() error {
+	for _, cl := range []struct {
+		name, value string
+		max         int
+	}{
+		{"sub", c.Subject, maxIDClaimLen}, {"sid", c.SID, maxIDClaimLen}, {"email", c.Email, maxEmailClaimLen},
+		{"iss", c.Issuer, maxClaimLen}, {"scope", c.Scope, maxClaimLen},
+	} {
+		if utf8.RuneCountInString(cl.value) > cl.max {
+			return fmt.Errorf("claim %q is longer than %d characters", cl.name, cl.max)
+		}
+	}
+	for _, aud := range c.Audience {
+		if utf8.RuneCountInString(aud) > maxClaimLen {
+			return fmt.Errorf("claim \"aud\" has a value longer than %d characters", maxClaimLen)
+		}
+	}
+	return nil
 }
 
 // isJSONNumber reports whether raw, a valid JSON value, is a number.
@@ -121,8 +160,9 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	return v, nil
 }
 
-// Verify parses token and checks its signature, algorithm, exp, nbf, and
-// issuer and audience when configured. A token that fails any check is an
+// Verify parses token and checks its signature, algorithm, exp, nbf,
+// issuer and audience when configured, and that its claims are text
+// within bounds (UnmarshalJSON, check). A token that fails any check is an
 // error matching tenancy.ErrUnauthenticated.
 func (v *JWTVerifier) Verify(token string) (*Claims, error) {
 	if len(token) > maxTokenLen {
@@ -130,6 +170,9 @@ func (v *JWTVerifier) Verify(token string) (*Claims, error) {
 	}
 	var c Claims
 	if _, err := v.parser.ParseWithClaims(token, &c, v.keyfunc); err != nil {
+		return nil, fmt.Errorf("httpapi: jwt: %w: %w", tenancy.ErrUnauthenticated, err)
+	}
+	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("httpapi: jwt: %w: %w", tenancy.ErrUnauthenticated, err)
 	}
 	return &c, nil

@@ -268,6 +268,40 @@ func FuzzHTTPSelectTenant(f *testing.F) {
 		`{"tenant_id":"{acme}"}`, `{"tenant_id":"{globex}"}`, `{"tenant_id":"ten_\u0000"}`, `{"tenant_id":"acme"}`)
 }
 
+// FuzzHTTPClaims fuzzes the claims of correctly signed tokens (the
+// payload's JSON as it is, signed with the API's secret), presented as a
+// bearer token to select a tenant, and as a session cookie and a bearer
+// token to read the active tenant's access matrix: the claims are input,
+// and the ones tenantkit reads (sub, sid, email, scope) reach queries.
+func FuzzHTTPClaims(f *testing.F) {
+	for via := range uint8(3) {
+		f.Add(via, claimsJSON(nil))
+		f.Add(via, claimsJSON(map[string]*string{"sid": raw(`"a\u0000b"`)}))
+	}
+	f.Add(uint8(0), claimsJSON(map[string]*string{"email": nil, "sub": raw("\"usr_\xff\"")}))
+	f.Add(uint8(1), claimsJSON(map[string]*string{"sid": raw(`"\ud800"`), "scope": raw(`["tickets:read"]`)}))
+	f.Add(uint8(2), claimsJSON(map[string]*string{"email": raw(`"alice@acme.test\u0000"`), "aud": raw(`7`)}))
+	targets := newFuzzTargets(f)
+	f.Fuzz(func(t *testing.T, via uint8, payload string) {
+		for _, ft := range targets {
+			token := signRaw(ft.expand.Replace(payload))
+			header := http.Header{}
+			method, path, body := "GET", "/api/tenant/access-matrix", ""
+			switch via % 3 {
+			case 0:
+				method, body = "POST", `{"tenant_id":"{acme}"}`
+				header.Set("Content-Type", "application/json")
+				header.Set("Authorization", "Bearer "+token)
+			case 1:
+				header.Set("Cookie", httpapi.SessionCookie+"="+token)
+			case 2:
+				header.Set("Authorization", "Bearer "+token)
+			}
+			ft.do(t, ft.mux, method, path, "", header, body, checkOpenAPI)
+		}
+	})
+}
+
 func FuzzHTTPToggleModule(f *testing.F) {
 	fuzzBody(f, "PATCH", "/api/tenant/entitlements/toggle",
 		`{"module":"support.csat","enabled":false}`, `{"module":"support.sla","enabled":true}`, `{"module":"\u0000","enabled":true}`)
