@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -45,14 +44,14 @@ type app struct {
 func newLogger(cfg config, w io.Writer) (zerolog.Logger, error) {
 	level, err := zerolog.ParseLevel(strings.ToLower(cfg.LogLevel))
 	if err != nil || cfg.LogLevel == "" {
-		return zerolog.Logger{}, fmt.Errorf("log level %q: want debug, info, warn or error", cfg.LogLevel)
+		return zerolog.Logger{}, failure(nil, "log level %q: want debug, info, warn or error", cfg.LogLevel)
 	}
 	switch cfg.LogFormat {
 	case "json":
 	case "console":
 		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
 	default:
-		return zerolog.Logger{}, fmt.Errorf("log format %q: want json or console", cfg.LogFormat)
+		return zerolog.Logger{}, failure(nil, "log format %q: want json or console", cfg.LogFormat)
 	}
 	return zerolog.New(w).Level(level).With().Timestamp().Logger(), nil
 }
@@ -67,18 +66,18 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	cat := catalog.Default()
 	if cfg.Catalog != "" {
 		if cat, err = catalog.Load(cfg.Catalog); err != nil {
-			return nil, err
+			return nil, failure(err, "cannot load the catalog %s", cfg.Catalog)
 		}
 	}
 	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{})
 	if err != nil {
-		return nil, err
+		return nil, openError(err)
 	}
 	if migrate {
 		n, err := tenantkit.Migrate(ctx, db)
 		if err != nil {
 			_ = db.Close()
-			return nil, err
+			return nil, failure(err, "cannot migrate the database; the log line above says why")
 		}
 		if n > 0 {
 			log.Info().Int("applied", n).Msg("migrations applied")
@@ -110,6 +109,16 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 
 func (a *app) close() error { return a.db.Close() }
 
+// openError is the sentence for a database that database.Open could not
+// open: unreachable (refused, no such database or role, an unreadable
+// file), or a --database-url it does not take.
+func openError(err error) error {
+	if database.Unavailable(err) {
+		return failure(err, "cannot connect to the database; the log line above says why")
+	}
+	return failure(err, "cannot open the database: --database-url takes postgres://… or sqlite:PATH; the log line above says why")
+}
+
 // main runs the CLI and exits with its status.
 func main() {
 	ctx, stop := signalContext()
@@ -121,5 +130,6 @@ func main() {
 // runMain runs the command line args as main does and returns the exit
 // status, having reported a failure on stderr (as JSON with --json).
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return report(stderr, run(ctx, args, stdout, stderr), jsonRequested(args))
+	err := run(ctx, args, stdout, stderr)
+	return report(stderr, reportLogger(args, stderr), err, jsonRequested(args))
 }

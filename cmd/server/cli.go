@@ -55,7 +55,7 @@ var commands = []commandHelp{
 	{"payment-event dismiss", "EVENT_ID --reason R", "set an unmatched payment event aside"},
 	{"webhook sign", "--file F [--secret S] [--id ID] [--timestamp UNIX] [--scheme standard|stripe]", "sign a test payment event"},
 	{"seed", "--demo [--demo-env FILE]", "seed the demo data (as serve --demo does)"},
-	{"login-link", "--email E [--tenant T] [--base-url URL]", "print a one-time sign-in link to the tenant portal"},
+	{"login-link", "--email E [--tenant T] [--base-url URL | --addr HOST:PORT]", "print a one-time sign-in link to the tenant portal"},
 }
 
 // usage is what `server --help` prints.
@@ -69,7 +69,9 @@ func usage() string {
 Every command takes --database-url (TENANTKIT_DATABASE_URL) and --json.
 Run "server COMMAND -h" for a command's flags ("server serve -h" for the server's).
 Exit status: 0 done, 1 failed, 2 wrong usage; under --json a failure is
-printed on standard error as {"error":{"code":…,"message":…}}.
+printed on standard error as {"error":{"code":…,"message":…}}. The error
+behind a failure is logged on standard error; behind a refusal (not
+found, conflict, invalid) only with --log-level debug.
 `)
 	return b.String()
 }
@@ -255,6 +257,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.WebhookRetryBase <= 0 {
 		return usageError("serve", "--webhook-retry-base %s: want a positive duration such as 30s", cfg.WebhookRetryBase)
 	}
+	if cfg.PublicURL != "" {
+		if err := checkPublicURL("public-url", cfg.PublicURL); err != nil {
+			return usageError("serve", "%v", err)
+		}
+	}
 	applyDemoDefaults(fs, &cfg)
 	defer tuneGC()()
 	logOut := newLogBatch(stderr, logBatchEvery)
@@ -280,7 +287,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.Demo {
 		if cfg.Portal && !cfg.JSON {
-			printDemoLinks(ctx, stdout, a, s.URL(), seed)
+			printDemoLinks(ctx, stdout, a, s.PublicURL(), seed)
 		}
 		if err := finishDemo(stdout, s.URL(), cfg, &seed); err != nil {
 			_ = s.shutdown(context.Background())
@@ -395,18 +402,21 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	case "tenant create":
 		t, err := svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: tname, PlanID: plan})
 		if err != nil {
-			return withValidPlans(err, a)
+			return withValidPlans(about(err, "tenant %q", slug), a)
 		}
 		return output(stdout, cfg.JSON, map[string]string{"id": t.ID, "slug": t.Slug, "name": t.Name, "plan_id": t.PlanID},
 			fmt.Sprintf("created tenant %s (%s) on plan %s", t.ID, t.Slug, t.PlanID))
 	case "user create":
 		u, err := svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: email, Name: tname})
 		if err != nil {
-			return err
+			return about(err, "user %q", email)
 		}
 		return output(stdout, cfg.JSON, map[string]string{"id": u.ID, "email": u.Email, "name": u.Name},
 			fmt.Sprintf("created user %s (%s)", u.ID, u.Email))
 	case "member add":
+		if err := a.findTenantAndUser(ctx, tenant, email); err != nil {
+			return err
+		}
 		m, err := svc.Members.Add(ctx, tenant, email, tenancy.Role(role))
 		if err != nil {
 			return err
@@ -417,6 +427,14 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		var scopes []tenancy.Scope
 		for _, s := range list(scp) {
 			scopes = append(scopes, tenancy.Scope(s))
+		}
+		if _, err := a.findUser(ctx, email); err != nil {
+			return err
+		}
+		if tenant != "" {
+			if _, err := a.findTenant(ctx, tenant); err != nil {
+				return err
+			}
 		}
 		k, secret, err := svc.Keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: email, Scopes: scopes, Tenant: tenant, Name: tname})
 		if err != nil {
@@ -430,7 +448,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 			fmt.Sprintf("created API key %s for %s — store it now, it is not shown again:\n%s", k.ID, email, secret))
 	case "apikey revoke":
 		if err := svc.Keys.Revoke(ctx, positional[0]); err != nil {
-			return err
+			return about(err, "API key %q", positional[0])
 		}
 		return output(stdout, cfg.JSON, map[string]any{"id": positional[0], "revoked": true}, "revoked "+positional[0])
 	case "limit set":
@@ -444,7 +462,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 			lim = &n
 		}
 		if err := svc.Entitlements.SetLimit(ctx, tenant, feature, lim); err != nil {
-			return err
+			return about(err, "tenant %q", tenant)
 		}
 		t, err := svc.Directory.FindTenant(ctx, tenant)
 		if err != nil {

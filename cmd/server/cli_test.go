@@ -93,7 +93,7 @@ func TestCLIErrors(t *testing.T) {
 		{"ServeZeroWebhookRetryBase", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-retry-base", "0s"}, codeUsage, "--webhook-retry-base"},
 		{"ServeNegativeWebhookRetryBase", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-retry-base", "-1s"}, codeUsage, "--webhook-retry-base"},
 		{"ServeBadScheme", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-secret", specSecret, "--webhook-scheme", "hmac"}, codeFailed, "webhook-scheme"},
-		{"MigrateBadURL", []string{"migrate", "--database-url", "mysql://x"}, codeFailed, "unsupported URL"},
+		{"MigrateBadURL", []string{"migrate", "--database-url", "mysql://x"}, codeFailed, "--database-url takes postgres://… or sqlite:PATH"},
 		{"TenantNoCommand", []string{"tenant"}, codeUsage, "create"},
 		{"TenantUnknownCommand", []string{"tenant", "delete"}, codeUsage, `"tenant delete"`},
 		{"TenantUnknownPlan", []string{"tenant", "create", "--slug", "x", "--name", "X", "--plan", "gold"}, codeInvalid, "free, starter, growth, enterprise"},
@@ -166,8 +166,8 @@ func TestCLIErrors(t *testing.T) {
 			if code != wantExit || stdout != "" {
 				t.Fatalf("server %s: exit %d, stdout %q; want exit %d and no output", strings.Join(args, " "), code, stdout, wantExit)
 			}
-			first, _, _ := strings.Cut(stderr, "\n")
-			if !strings.HasPrefix(first, "server: ") || strings.HasSuffix(first, ";") || !strings.Contains(first, tt.contains) {
+			_, said := splitStderr(stderr)
+			if first := said[0]; !strings.HasPrefix(first, "server: ") || strings.HasSuffix(first, ";") || !strings.Contains(first, tt.contains) {
 				t.Errorf("stderr %q: want one line \"server: …\" naming %q, not ending in ;", stderr, tt.contains)
 			}
 
@@ -179,7 +179,8 @@ func TestCLIErrors(t *testing.T) {
 					Fields  map[string]string `json:"fields"`
 				} `json:"error"`
 			}
-			if err := json.Unmarshal([]byte(stderr), &got); err != nil || got.Error == nil {
+			_, said = splitStderr(stderr)
+			if err := json.Unmarshal([]byte(said[len(said)-1]), &got); len(said) != 1 || err != nil || got.Error == nil {
 				t.Fatalf("--json: stderr %q is not {\"error\":{…}}: %v", stderr, err)
 			}
 			e := got.Error

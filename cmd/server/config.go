@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +15,9 @@ import (
 // config is the server's configuration, from flags with TENANTKIT_*
 // environment variables as their defaults.
 type config struct {
-	Addr           string
+	Addr string
+	// PublicURL is where sign-in links point; empty: the URL of Addr.
+	PublicURL      string
 	DatabaseURL    string
 	Catalog        string
 	WebhookSecrets []string
@@ -113,45 +114,46 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	commonFlags(fs, c)
 	rate, err := strconv.ParseFloat(env("RATE_LIMIT", "50"), 64)
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_RATE_LIMIT: %w", err)
+		return envError("RATE_LIMIT", "a number of requests per second", err)
 	}
 	burst, err := strconv.Atoi(env("RATE_BURST", "100"))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_RATE_BURST: %w", err)
+		return envError("RATE_BURST", "a whole number", err)
 	}
 	maxBody, err := strconv.ParseInt(env("MAX_BODY_BYTES", "1048576"), 10, 64)
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_MAX_BODY_BYTES: %w", err)
+		return envError("MAX_BODY_BYTES", "a number of bytes", err)
 	}
 	inFlight, err := strconv.Atoi(env("MAX_IN_FLIGHT", strconv.Itoa(defaultMaxInFlight())))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_MAX_IN_FLIGHT: %w", err)
+		return envError("MAX_IN_FLIGHT", "a whole number", err)
 	}
 	migrate, err := strconv.ParseBool(env("MIGRATE", "true"))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_MIGRATE: %w", err)
+		return envError("MIGRATE", "true or false", err)
 	}
 	interval, err := time.ParseDuration(env("SCHEDULER_INTERVAL", defaultSchedulerInterval.String()))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_SCHEDULER_INTERVAL: %w", err)
+		return envError("SCHEDULER_INTERVAL", "a duration such as 1m", err)
 	}
 	retention, err := time.ParseDuration(env("EVENT_RETENTION", tenantkit.DefaultEventRetention.String()))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_EVENT_RETENTION: %w", err)
+		return envError("EVENT_RETENTION", "a duration such as 2160h", err)
 	}
 	workers, err := strconv.Atoi(env("WEBHOOK_WORKERS", strconv.Itoa(riverqueue.DefaultWorkers)))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_WEBHOOK_WORKERS: %w", err)
+		return envError("WEBHOOK_WORKERS", "a whole number", err)
 	}
 	rescue, err := time.ParseDuration(env("WEBHOOK_RESCUE_AFTER", riverqueue.DefaultRescueAfter.String()))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_WEBHOOK_RESCUE_AFTER: %w", err)
+		return envError("WEBHOOK_RESCUE_AFTER", "a duration such as 1m", err)
 	}
 	retryBase, err := time.ParseDuration(env("WEBHOOK_RETRY_BASE", outbound.DefaultSchedule()[0].String()))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_WEBHOOK_RETRY_BASE: %w", err)
+		return envError("WEBHOOK_RETRY_BASE", "a duration such as 30s", err)
 	}
 	fs.StringVar(&c.Addr, "addr", env("ADDR", defaultAddr), "listen address (TENANTKIT_ADDR)")
+	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "the server's public URL, where sign-in links point; empty: the URL of --addr, http://127.0.0.1:8080 by default (TENANTKIT_PUBLIC_URL)")
 	fs.Func("webhook-secret", "payment webhook secret whsec_…; repeat or comma-separate for rotation (TENANTKIT_WEBHOOK_SECRET)", func(s string) error {
 		c.WebhookSecrets = append(c.WebhookSecrets, list(s)...)
 		return nil
@@ -175,7 +177,7 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	c.TrustedProxies = list(env("TRUSTED_PROXIES", ""))
 	portal, err := strconv.ParseBool(env("PORTAL", "true"))
 	if err != nil {
-		return fmt.Errorf("TENANTKIT_PORTAL: %w", err)
+		return envError("PORTAL", "true or false", err)
 	}
 	fs.BoolVar(&c.Portal, "portal", portal, "serve the tenant portal at /portal/ (TENANTKIT_PORTAL)")
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
@@ -194,6 +196,11 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	})
 	c.WebhookAllowHosts = list(env("WEBHOOK_ALLOW_HOSTS", ""))
 	return nil
+}
+
+// envError is the failure of a TENANTKIT_ setting that does not parse.
+func envError(name, want string, err error) error {
+	return failure(err, "TENANTKIT_%s %q: want %s", name, os.Getenv("TENANTKIT_"+name), want)
 }
 
 // demoEnvFlag registers --demo-env, where the demo writes its keys and ids.

@@ -104,11 +104,16 @@ func contractJSON(req contract.Request) contractRequestJSON {
 // contractError adds what an operator can do next to the errors they can
 // act on.
 func contractError(err error) error {
+	var next string
 	switch {
 	case errors.Is(err, tenancy.ErrNotFound):
-		return fmt.Errorf("%w (request ids look like ccr_…)", err)
+		next = "request ids look like ccr_…"
 	case errors.Is(err, tenancy.ErrInvalid):
-		return fmt.Errorf("%w (the tenant's contract no longer allows this change; reject it with a reason)", err)
+		next = "the tenant's contract no longer allows this change; reject it with a reason"
+	default:
+		return err
 	}
-	return err
+	ce := *classify(err)
+	ce.Message += " (" + next + ")"
+	return &ce
 }

@@ -295,10 +295,10 @@ func writeDemoEnv(path, url string, s demoSeed) error {
 	// waiting for the demo) never sees half a file.
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
-		return fmt.Errorf("write the demo's env file: %w", err)
+		return failure(err, "cannot write the demo's env file %s", path)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write the demo's env file: %w", err)
+		return failure(err, "cannot write the demo's env file %s", path)
 	}
 	return nil
 }

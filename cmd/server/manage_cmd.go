@@ -170,7 +170,7 @@ func runManage(ctx context.Context, name string, args []string, stdout, stderr i
 		}
 		return out(p, table(rows, p.NextCursor))
 	case "tenant change":
-		t, err := svc.Directory.FindTenant(ctx, tenant)
+		t, err := a.findTenant(ctx, tenant)
 		if err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func runManage(ctx context.Context, name string, args []string, stdout, stderr i
 	case "member list":
 		ms, more, err := svc.Members.List(ctx, tenant, tenancy.MemberFilter{Limit: limit, Before: cursor})
 		if err != nil {
-			return err
+			return about(err, "tenant %q", tenant)
 		}
 		p := newPage(ms, more, func(m tenancy.Member) string { return m.UserID })
 		rows := make([][]string, len(ms))
@@ -196,20 +196,26 @@ func runManage(ctx context.Context, name string, args []string, stdout, stderr i
 		}
 		return out(p, table(rows, p.NextCursor))
 	case "member role":
+		if err := a.findTenantAndUser(ctx, tenant, userRef); err != nil {
+			return err
+		}
 		m, err := svc.Members.SetRole(ctx, tenant, userRef, tenancy.Role(role))
 		if err != nil {
-			return err
+			return about(err, "member %s of %s", userRef, tenant)
 		}
 		return out(m, fmt.Sprintf("%s is %s of %s", m.Email, m.Role, tenant))
 	case "member remove":
-		if err := svc.Members.Remove(ctx, tenant, userRef); err != nil {
+		if err := a.findTenantAndUser(ctx, tenant, userRef); err != nil {
 			return err
+		}
+		if err := svc.Members.Remove(ctx, tenant, userRef); err != nil {
+			return about(err, "member %s of %s", userRef, tenant)
 		}
 		return out(map[string]any{"tenant": tenant, "user": userRef, "removed": true}, fmt.Sprintf("removed %s from %s", userRef, tenant))
 	case "apikey list":
 		ks, more, err := svc.Index.APIKeys(ctx, tenant, tenancy.KeyFilter{Limit: limit, Before: cursor})
 		if err != nil {
-			return err
+			return about(err, "tenant %q", tenant)
 		}
 		p := newPage(ks, more, func(k tenancy.APIKey) string { return k.ID })
 		rows := make([][]string, len(ks))
@@ -219,7 +225,7 @@ func runManage(ctx context.Context, name string, args []string, stdout, stderr i
 		return out(p, table(rows, p.NextCursor))
 	case "limit clear":
 		if err := svc.Entitlements.ClearLimit(ctx, tenant, feature); err != nil {
-			return err
+			return about(err, "tenant %q", tenant)
 		}
 		t, err := svc.Directory.FindTenant(ctx, tenant)
 		if err != nil {
@@ -252,7 +258,7 @@ func runManage(ctx context.Context, name string, args []string, stdout, stderr i
 	case "operator-key revoke":
 		k, err := a.kit.Operators.Revoke(ctx, positional[0])
 		if err != nil {
-			return err
+			return about(err, "operator key %q", positional[0])
 		}
 		return out(map[string]any{"id": k.ID, "revoked": true, "revoked_at": k.RevokedAt}, "revoked "+k.ID)
 	}

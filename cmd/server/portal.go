@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bunrouter"
@@ -16,9 +20,38 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
-// defaultPublicURL is where sign-in links point when neither --base-url
-// nor TENANTKIT_PUBLIC_URL says otherwise.
-const defaultPublicURL = "http://localhost:8080"
+// listenURL is the base URL of a server listening on addr, as a browser
+// on the same machine reaches it: an unspecified host (":8080",
+// "0.0.0.0:8080") is 127.0.0.1. Sign-in links point at it unless a public
+// URL is configured: the session cookie belongs to the link's host, so
+// the link, the demo's printed URL and the server must agree on one
+// (localhost and 127.0.0.1 are different hosts to a browser).
+func listenURL(addr *net.TCPAddr) string {
+	host := "127.0.0.1"
+	if len(addr.IP) > 0 && !addr.IP.IsUnspecified() {
+		host = addr.IP.String()
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port))
+}
+
+// addrURL is listenURL of the listen address addr ("host:port"), resolved
+// as the server resolves it when it starts listening there.
+func addrURL(addr string) (string, error) {
+	tcp, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("--addr %q: want host:port such as 127.0.0.1:8080", addr)
+	}
+	return listenURL(tcp), nil
+}
+
+// checkPublicURL refuses a public URL sign-in links cannot point at.
+func checkPublicURL(flagName, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--%s %q: want http(s)://host[:port]", flagName, raw)
+	}
+	return nil
+}
 
 // sessionSecret is the HS256 secret of session cookies: TENANTKIT_JWT_SECRET
 // when set; else one generated at the first start and kept in the
@@ -62,23 +95,43 @@ func runLoginLink(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	commonFlags(fs, &cfg)
 	fs.StringVar(&email, "email", "", "the user's email")
 	fs.StringVar(&tenant, "tenant", "", "tenant id or slug to start in (optional)")
-	fs.StringVar(&baseURL, "base-url", env("PUBLIC_URL", defaultPublicURL), "the server's public URL (TENANTKIT_PUBLIC_URL)")
+	fs.StringVar(&baseURL, "base-url", env("PUBLIC_URL", ""), "the server's public URL; empty: the URL of --addr (TENANTKIT_PUBLIC_URL)")
+	fs.StringVar(&cfg.Addr, "addr", env("ADDR", defaultAddr), "the address the server listens on, which the link points at when --base-url is empty (TENANTKIT_ADDR)")
 	positional, err := parse("login-link", fs, args, stdout)
 	if err != nil {
 		return err
 	}
-	if len(positional) > 0 {
+	switch {
+	case len(positional) > 0:
 		return usageError("login-link", "unexpected argument %q", positional[0])
-	}
-	if email == "" {
+	case email == "":
 		return usageError("login-link", "--email is required")
+	case baseURL == "":
+		if baseURL, err = addrURL(cfg.Addr); err != nil {
+			return usageError("login-link", "%v", err)
+		}
+	}
+	if err := checkPublicURL("base-url", baseURL); err != nil {
+		return usageError("login-link", "%v", err)
 	}
 	a, err := openApp(ctx, cfg, stderr, false)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	link, err := a.links().Issue(tenancy.WithActor(ctx, cliActor()), email, tenant, baseURL)
+	ctx = tenancy.WithActor(ctx, cliActor())
+	if _, err := a.findUser(ctx, email); err != nil {
+		return err
+	}
+	if tenant != "" {
+		if _, err := a.findTenant(ctx, tenant); err != nil {
+			return err
+		}
+	}
+	link, err := a.links().Issue(ctx, email, tenant, baseURL)
+	if errors.Is(err, tenancy.ErrNotMember) {
+		return failure(err, "%s is not a member of %s", email, tenant)
+	}
 	if err != nil {
 		return err
 	}

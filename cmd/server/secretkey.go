@@ -36,13 +36,18 @@ func outboundOptions(cfg config, log zerolog.Logger) ([]tenantkit.Option, error)
 	case cfg.SecretKey != "":
 		key, err := decodeKey(cfg.SecretKey)
 		if err != nil {
-			return nil, fmt.Errorf("TENANTKIT_SECRET_KEY: %w", err)
+			return nil, failure(nil, "TENANTKIT_SECRET_KEY %v", err)
 		}
 		opts = append(opts, tenantkit.WithSecretKey(key))
 	case cfg.SecretKeyFile != "":
 		key, created, err := loadOrCreateKey(cfg.SecretKeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("secret key file %s: %w", cfg.SecretKeyFile, err)
+			reason := err
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				reason = pe.Err // "permission denied", without the path again
+			}
+			return nil, failure(err, "secret key file %s: %v", cfg.SecretKeyFile, reason)
 		}
 		if created {
 			log.Warn().Str("path", cfg.SecretKeyFile).Msg("secret key file created; keep it, or set TENANTKIT_SECRET_KEY on every replica")

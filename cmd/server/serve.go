@@ -61,7 +61,7 @@ func (a *app) serve(ctx context.Context) (*server, error) {
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return nil, failure(err, "cannot listen on %s; the log line above says why", cfg.Addr)
 	}
 	// The queue runs until shutdown stops it, gracefully: not on a context
 	// whose end would cancel the attempts in flight.
@@ -100,13 +100,15 @@ func (a *app) serve(ctx context.Context) (*server, error) {
 }
 
 // URL is the base URL the server answers on.
-func (s *server) URL() string {
-	addr := s.ln.Addr().(*net.TCPAddr)
-	host := addr.IP.String()
-	if addr.IP.IsUnspecified() {
-		host = "127.0.0.1"
+func (s *server) URL() string { return listenURL(s.ln.Addr().(*net.TCPAddr)) }
+
+// PublicURL is where the server's sign-in links point: --public-url when
+// set, else URL.
+func (s *server) PublicURL() string {
+	if s.app.cfg.PublicURL != "" {
+		return s.app.cfg.PublicURL
 	}
-	return fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(addr.Port)))
+	return s.URL()
 }
 
 // shutdown stops the background jobs, the webhook deliveries and
@@ -169,7 +171,7 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 	if cfg.RedisURL != "" {
 		opts, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {
-			return nil, fmt.Errorf("redis url: %w", err)
+			return nil, failure(err, "--redis-url: want redis://host:port or rediss://…")
 		}
 		apiCfg.RateLimiter = redislimit.New(redis.NewClient(opts), cfg.RateLimit, cfg.RateBurst)
 	} else {

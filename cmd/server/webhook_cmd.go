@@ -19,7 +19,7 @@ func (a *app) configureWebhook(c *httpapi.Config) error {
 	switch a.cfg.WebhookScheme {
 	case "", webhook.SchemeStandard, webhook.SchemeStripe:
 	default:
-		return fmt.Errorf("--webhook-scheme %q: want %s or %s", a.cfg.WebhookScheme, webhook.SchemeStandard, webhook.SchemeStripe)
+		return failure(nil, "--webhook-scheme %q: want %s or %s", a.cfg.WebhookScheme, webhook.SchemeStandard, webhook.SchemeStripe)
 	}
 	if len(a.cfg.WebhookSecrets) == 0 {
 		a.log.Warn().Msg("payment webhook off (501): no webhook secret configured (TENANTKIT_WEBHOOK_SECRET)")
@@ -119,10 +119,10 @@ func readEventFile(name string) ([]byte, error) {
 		body, err = os.ReadFile(name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read event: %w", err)
+		return nil, failure(err, "cannot read the event %s", name)
 	}
 	if len(body) > webhook.MaxPayloadBytes {
-		return nil, fmt.Errorf("event %s is larger than the webhook's %d-byte limit", name, webhook.MaxPayloadBytes)
+		return nil, failure(nil, "event %s is larger than the webhook's %d-byte limit", name, webhook.MaxPayloadBytes)
 	}
 	return body, nil
 }
