@@ -121,7 +121,7 @@ func measureEventCost(ctx context.Context, cfg config, bins binaries, dbURL stri
 	var out []eventCostResult
 	for i, ep := range eps {
 		suffix := fmt.Sprintf("-eventcost-%d", i+1)
-		// tenantkit's background jobs off, as in the fairness check: they
+		// tenantkit's scheduler off, as in the fairness check: its jobs
 		// write events of their own and load Postgres under all three.
 		tk, with, err := startServersOn(ctx, bins, dbURL, dbURL, cfg, fx, dir, suffix, "--scheduler-interval", "0")
 		if err != nil {

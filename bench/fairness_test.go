@@ -36,12 +36,28 @@ func TestRequestStatementsDropsPings(t *testing.T) {
 }
 
 func TestTypical(t *testing.T) {
-	a, b := []string{"x", "y"}, []string{"x", "y", "z"}
-	if got := typical([][]string{b, a, a, b, a}); !slices.Equal(got, a) {
-		t.Errorf("typical = %q, want %q", got, a)
+	a := requestWork{Statements: []string{"x", "y"}, RoundTrips: 2}
+	b := requestWork{Statements: []string{"x", "y", "z"}, RoundTrips: 3}
+	// a's statements with a round trip more: a background poll during
+	// the request.
+	polled := requestWork{Statements: a.Statements, RoundTrips: 3}
+	tests := []struct {
+		name string
+		reqs []requestWork
+		want requestWork
+	}{
+		{"MostCommonStatements", []requestWork{b, a, a, b, a}, a},
+		{"MostCommonRoundTrips", []requestWork{polled, a, a, polled, a}, a},
+		{"FirstToBeSeenThatOften", []requestWork{polled, a, a, polled}, a},
+		{"None", nil, requestWork{}},
 	}
-	if got := typical(nil); got != nil {
-		t.Errorf("typical(nil) = %q, want nil", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := typical(tt.reqs)
+			if !slices.Equal(got.Statements, tt.want.Statements) || got.RoundTrips != tt.want.RoundTrips {
+				t.Errorf("typical = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -54,27 +70,28 @@ func TestStatementDiff(t *testing.T) {
 	}
 }
 
-// TestUnfairness: other statements, or the same ones in a whole round
-// trip more or fewer per request, are unfair; a background poll's
-// fraction of a round trip is not.
+// TestUnfairness: other statements, or the same ones in a round trip
+// more or fewer in the typical request, are unfair; averages that a
+// background poll or a rare extra statement moved are not judged.
 func TestUnfairness(t *testing.T) {
 	stmts := []string{"simple: begin", "INSERT INTO t VALUES ($1)", "simple: commit"}
 	tests := []struct {
-		name     string
-		tk, base []string
-		tkRT     float64
-		baseRT   float64
-		unfair   bool
+		name           string
+		tk, base       []string
+		tkRT, baseRT   int64
+		tkAvg, baseAvg float64
+		unfair         bool
 	}{
-		{"Same", stmts, stmts, 3, 3, false},
-		{"PollDuringTheRequests", stmts, stmts, 3.1, 3, false},
-		{"OtherStatements", stmts, stmts[:2], 3, 3, true},
-		{"PipelinedInOneServerOnly", stmts, stmts, 3, 2, true},
-		{"PipelinedInTheOtherOnly", stmts, stmts, 2, 3, true},
+		{"Same", stmts, stmts, 3, 3, 3, 3, false},
+		{"PollDuringTheRequests", stmts, stmts, 3, 3, 3.5, 3, false},
+		{"OtherStatements", stmts, stmts[:2], 3, 3, 3, 3, true},
+		{"PipelinedInOneServerOnly", stmts, stmts, 3, 2, 3, 2, true},
+		{"PipelinedInTheOtherOnly", stmts, stmts, 2, 3, 2, 3, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := rtResult{TKStatements: tt.tk, BaseStatements: tt.base, TK: perRequest{RoundTrips: tt.tkRT}, Base: perRequest{RoundTrips: tt.baseRT}}
+			r := rtResult{TKStatements: tt.tk, BaseStatements: tt.base, TKRoundTrips: tt.tkRT, BaseRoundTrips: tt.baseRT,
+				TK: perRequest{RoundTrips: tt.tkAvg}, Base: perRequest{RoundTrips: tt.baseAvg}}
 			if got := unfairness(r); (got != "") != tt.unfair {
 				t.Fatalf("unfairness = %q, want unfair %v", got, tt.unfair)
 			}

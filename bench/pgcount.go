@@ -195,6 +195,9 @@ func (c *pgCounter) snapshot() pgCounts {
 	return pgCounts{Parse: c.counts['P'].Load(), Bind: c.counts['B'].Load(), Sync: c.counts['S'].Load(), Query: c.counts['Q'].Load()}
 }
 
+// roundTrips is how many round trips were made from a to b.
+func (a pgCounts) roundTrips(b pgCounts) int64 { return b.Sync - a.Sync + b.Query - a.Query }
+
 // perRequest divides the counts between two snapshots by n requests.
 type perRequest struct {
 	RoundTrips float64 `json:"round_trips"` // Sync + simple Query
@@ -205,7 +208,7 @@ type perRequest struct {
 func (a pgCounts) per(b pgCounts, n int) perRequest {
 	f := func(x int64) float64 { return float64(x) / float64(n) }
 	return perRequest{
-		RoundTrips: f(b.Sync - a.Sync + b.Query - a.Query),
+		RoundTrips: f(a.roundTrips(b)),
 		Parses:     f(b.Parse - a.Parse),
 		Executes:   f(b.Bind - a.Bind + b.Query - a.Query),
 	}

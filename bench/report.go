@@ -255,8 +255,8 @@ func (r *report) write(path string) error {
 // both servers, or the check would have failed) with its round trips.
 func (r *report) printFairness(w io.Writer) {
 	for _, x := range r.RoundTrips {
-		fmt.Fprintf(w, "%s: %.1f round trips, %.1f parses per request (baseline %.1f, %.1f); same statements: %v\n",
-			x.Endpoint, x.TK.RoundTrips, x.TK.Parses, x.Base.RoundTrips, x.Base.Parses, x.Same)
+		fmt.Fprintf(w, "%s: %d round trips (%.1f on average), %.1f parses per request (baseline %d, %.1f, %.1f); alike: %v\n",
+			x.Endpoint, x.TKRoundTrips, x.TK.RoundTrips, x.TK.Parses, x.BaseRoundTrips, x.Base.RoundTrips, x.Base.Parses, x.Same)
 		for i, s := range x.TKStatements {
 			fmt.Fprintf(w, "  %2d. %s\n", i+1, s)
 		}
