@@ -206,6 +206,7 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Operator:      a.operatorConfig(),
 		Idempotency:   a.idempotency,
 		Ready:         a.Ready,
+		Sessions:      a.Tenancy.Sessions,
 	}
 }
 
@@ -222,6 +223,7 @@ func (a *App) operatorConfig() httpapi.OperatorConfig {
 		Requests:  a.Contracts,
 		Tickets:   a.Desk,
 		Payments:  a.Settlement,
+		Sessions:  a.Tenancy.Sessions,
 	}
 }
 

@@ -90,6 +90,12 @@ type Config struct {
 	// JWT configures the built-in JWT and session authenticators; zero
 	// disables them.
 	JWT JWTConfig
+	// Sessions checks the sessions tenantkit's portal starts (a
+	// *tenancy.Sessions): a JWT, as cookie or bearer token, whose "sid"
+	// is a session id of theirs (tenancy.LooksLikeSessionID) is accepted
+	// only while that session is live, so that sign-out ends it. Nil
+	// checks no session: the token is good until it expires.
+	Sessions Sessions
 	// CSRFSecret signs CSRF tokens; every replica needs the same one. When
 	// empty it is derived from JWT.Secret, else random per process.
 	CSRFSecret []byte
@@ -145,6 +151,8 @@ type OperatorConfig struct {
 	Tickets OperatorTickets
 	// Payments settles unmatched payment events (a *webhook.Settlement).
 	Payments OperatorPayments
+	// Sessions ends a user's sessions (a *tenancy.Sessions).
+	Sessions OperatorSessions
 }
 
 // API serves tenantkit's endpoints.
@@ -191,8 +199,8 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 				return nil, err
 			}
 			auths = append(auths,
-				JWTAuthenticator{Verifier: v, Directory: cfg.Directory},
-				SessionAuthenticator{Verifier: v, Directory: cfg.Directory})
+				JWTAuthenticator{Verifier: v, Directory: cfg.Directory, Sessions: cfg.Sessions},
+				SessionAuthenticator{Verifier: v, Directory: cfg.Directory, Sessions: cfg.Sessions})
 		}
 		a.auth = Chain(auths...)
 	}

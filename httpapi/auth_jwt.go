@@ -180,8 +180,11 @@ func (v *JWTVerifier) Verify(token string) (*Claims, error) {
 
 // principal maps verified claims to a tenantkit user: by "email" when
 // present, else "sub" must be a tenantkit user id. Users are not created
-// on the fly; an unknown user is unauthenticated.
-func principalFromClaims(ctx context.Context, users Directory, c *Claims, method AuthMethod) (*Principal, error) {
+// on the fly; an unknown user is unauthenticated. A "sid" that names a
+// session of tenantkit's (tenancy.LooksLikeSessionID) must be live when
+// sessions is set: a session that ended (sign-out, removal from the
+// tenant, an operator) is unauthenticated although its token verifies.
+func principalFromClaims(ctx context.Context, users Directory, sessions Sessions, c *Claims, method AuthMethod) (*Principal, error) {
 	var (
 		user tenancy.User
 		err  error
@@ -198,6 +201,12 @@ func principalFromClaims(ctx context.Context, users Directory, c *Claims, method
 		return nil, err
 	}
 	p := &Principal{User: user, Method: method}
+	if sessions != nil && tenancy.LooksLikeSessionID(c.SID) {
+		if err := sessions.Check(ctx, c.SID, user.ID); err != nil {
+			return nil, fmt.Errorf("httpapi: jwt: %w", err)
+		}
+		p.SessionID = c.SID
+	}
 	for _, s := range strings.Fields(c.Scope) {
 		if sc := tenancy.Scope(s); sc.Valid() {
 			p.Scopes = append(p.Scopes, sc)
@@ -215,6 +224,9 @@ type JWTAuthenticator struct {
 	Verifier *JWTVerifier
 	// Directory finds the token's user (a *tenancy.Directory).
 	Directory Directory
+	// Sessions, when set, refuses a token naming a session that is no
+	// longer live (principalFromClaims).
+	Sessions Sessions
 }
 
 // Authenticate implements Authenticator.
@@ -227,7 +239,7 @@ func (a JWTAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return principalFromClaims(r.Context(), a.Directory, c, AuthJWT)
+	return principalFromClaims(r.Context(), a.Directory, a.Sessions, c, AuthJWT)
 }
 
 // SessionAuthenticator accepts the tenantkit_session cookie carrying a JWT.
@@ -236,6 +248,9 @@ type SessionAuthenticator struct {
 	Verifier *JWTVerifier
 	// Directory finds the token's user (a *tenancy.Directory).
 	Directory Directory
+	// Sessions, when set, refuses a cookie naming a session that is no
+	// longer live (principalFromClaims).
+	Sessions Sessions
 }
 
 // Authenticate implements Authenticator.
@@ -248,7 +263,7 @@ func (a SessionAuthenticator) Authenticate(r *http.Request) (*Principal, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := principalFromClaims(r.Context(), a.Directory, c, AuthSession)
+	p, err := principalFromClaims(r.Context(), a.Directory, a.Sessions, c, AuthSession)
 	if err != nil {
 		return nil, err
 	}

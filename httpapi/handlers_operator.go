@@ -345,6 +345,21 @@ func (a *API) opRemoveMember(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// opEndUserSessions answers DELETE /api/operator/users/{id}/sessions
+// (204): every portal session of the user ends, in every tenant, and its
+// cookie is refused from then on. A user without sessions is no error.
+func (a *API) opEndUserSessions(w http.ResponseWriter, r *http.Request) error {
+	userID, err := pathID(r, id.User, "user")
+	if err != nil {
+		return err
+	}
+	if _, err := a.cfg.Operator.Sessions.EndAll(r.Context(), userID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
 // memberPath returns the tenant and user ids of a member's path; a
 // malformed one is 404.
 func memberPath(r *http.Request) (tenantID, userID string, err error) {

@@ -32,6 +32,7 @@ func newOperatorKey(tb testing.TB, e *env, scopes ...tenancy.Scope) (opkey.Key, 
 func routePath(pattern string) string {
 	return strings.NewReplacer(
 		"/api/operator/api-keys/{id}", "/api/operator/api-keys/"+id.New(id.APIKey),
+		"/api/operator/users/{id}", "/api/operator/users/"+id.New(id.User),
 		"/api/operator/tenants/{id}", "/api/operator/tenants/"+id.New(id.Tenant),
 		"/api/operator/contract-requests/{id}", "/api/operator/contract-requests/"+id.New(id.Contract),
 		"/api/operator/tickets/{id}", "/api/operator/tickets/"+id.New(id.Ticket),

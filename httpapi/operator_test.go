@@ -389,6 +389,7 @@ func operatorHeaderCases(t *testing.T, e *env) map[string]struct {
 		"POST /api/operator/tenants/{id}/api-keys": {req: op("POST", tenant+"/api-keys",
 			`{"email":"bob@acme.test","scopes":["tickets:read"]}`), wantStatus: 201},
 		"DELETE /api/operator/api-keys/{id}":                {req: op("DELETE", "/api/operator/api-keys/"+id.New(id.APIKey), ""), wantStatus: 404},
+		"DELETE /api/operator/users/{id}/sessions":          {req: op("DELETE", "/api/operator/users/"+id.New(id.User)+"/sessions", ""), wantStatus: 404},
 		"GET /api/operator/contract-requests":               {req: op("GET", "/api/operator/contract-requests", ""), wantStatus: 200},
 		"POST /api/operator/contract-requests/{id}/approve": {req: op("POST", "/api/operator/contract-requests/"+id.New(id.Contract)+"/approve", ""), wantStatus: 404},
 		"POST /api/operator/contract-requests/{id}/reject": {req: op("POST", "/api/operator/contract-requests/"+id.New(id.Contract)+"/reject",

@@ -31,6 +31,10 @@ type Principal struct {
 	// Credential identifies the credential for remembering its active
 	// tenant (see tenancy.Credential).
 	Credential tenancy.Credential
+	// SessionID is the tenantkit session (tenancy.Sessions) the
+	// credential belongs to, checked live, or "" when it belongs to none;
+	// signing out ends it.
+	SessionID string
 	// SessionBinding is set for ambient credentials (the session cookie):
 	// CSRF tokens are bound to it, and unsafe requests must carry one.
 	SessionBinding string

@@ -216,6 +216,8 @@ func (a *API) table() []endpoint {
 			query: listQuery("q"), handle: with(a.cfg.Operator.Index, a.opListUsers)},
 		{method: "POST", path: "/api/operator/users", group: GroupOperator, operator: operator.ScopeWrite,
 			idempotent: true, handle: with(a.cfg.Operator.Directory, a.opCreateUser)},
+		{method: "DELETE", path: "/api/operator/users/{id}/sessions", group: GroupOperator, operator: operator.ScopeWrite,
+			handle: with(a.cfg.Operator.Sessions, a.opEndUserSessions)},
 		{method: "GET", path: "/api/operator/tenants/{id}/members", group: GroupOperator, operator: operator.ScopeRead,
 			query: listQuery(), handle: with(a.cfg.Operator.Members, a.opListMembers)},
 		{method: "POST", path: "/api/operator/tenants/{id}/members", group: GroupOperator, operator: operator.ScopeWrite,

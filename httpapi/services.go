@@ -142,6 +142,15 @@ type Directory interface {
 	ResolveTenant(ctx context.Context, cred tenancy.Credential, requested string) (tenancy.Membership, error)
 }
 
+// Sessions checks that a session is live. *tenancy.Sessions implements
+// it.
+type Sessions interface {
+	// Check returns nil when the session is live and the user's; an
+	// error matching tenancy.ErrUnauthenticated when it ended, expired or
+	// is another's.
+	Check(ctx context.Context, sessionID, userID string) error
+}
+
 // Keys authenticates API keys. *tenancy.Keys implements it.
 type Keys interface {
 	Authenticate(ctx context.Context, secret string) (tenancy.APIKey, tenancy.User, error)
@@ -202,6 +211,14 @@ type OperatorDirectory interface {
 	// CreateUser: *tenancy.InvalidError (fields "email", "name");
 	// tenancy.ErrConflict for a taken email.
 	CreateUser(ctx context.Context, in tenancy.CreateUserInput) (tenancy.User, error)
+}
+
+// OperatorSessions ends a user's sessions. *tenancy.Sessions implements
+// it.
+type OperatorSessions interface {
+	// EndAll ends every session of the user (id or email) and returns how
+	// many were live: tenancy.ErrNotFound for an unknown user.
+	EndAll(ctx context.Context, userRef string) (int64, error)
 }
 
 // Index lists tenants, users and API keys across tenants.

@@ -254,6 +254,14 @@ CREATE TABLE river_queue (
     updated_at timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
+CREATE TABLE sessions (
+    id         TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL REFERENCES users (id),
+    created_at TIMESTAMP NOT NULL,
+    expires_at TIMESTAMP NOT NULL,
+    ended_at   TIMESTAMP
+);
+
 CREATE TABLE tenant_selections (
     credential TEXT PRIMARY KEY,
     user_id    TEXT NOT NULL REFERENCES users (id),
@@ -444,6 +452,8 @@ CREATE INDEX river_notification_created_at_idx ON river_notification (created_at
 
 CREATE INDEX river_notification_topic_id_idx ON river_notification (topic, id);
 
+CREATE INDEX sessions_live_idx ON sessions (user_id) WHERE ended_at IS NULL;
+
 CREATE INDEX ticket_comments_ticket_idx ON ticket_comments (tenant_id, ticket_id, id);
 
 CREATE INDEX tickets_priority_idx ON tickets (tenant_id, priority, id);
@@ -520,4 +530,5 @@ INSERT INTO "tenantkit_migrations" ("id", "name", "group_id") VALUES
 (18, '20261126000800', 1),
 (19, '20261127000100', 1),
 (20, '20261127000130', 1),
-(21, '20261127000800', 1);
+(21, '20261127000800', 1),
+(22, '20261128000100', 1);

@@ -92,6 +92,9 @@ type Members struct {
 	tx     Transactor
 	now    func() time.Time
 	events Events
+	// sessions, when set, has Remove end the sessions acting for the
+	// tenant (tenancy.New sets it).
+	sessions *Sessions
 }
 
 // NewMembers returns Members on store, finding tenants and users in dir
@@ -184,7 +187,9 @@ func (s *Members) SetRole(ctx context.Context, tenantRef, userRef string, role R
 }
 
 // Remove ends the membership of the user (id or email) in the tenant (id
-// or slug), which frees a seat. ErrLastOwner for the tenant's only owner;
+// or slug), which frees a seat, and ends the user's sessions acting for
+// the tenant: those whose active tenant it is, and all of them when it was
+// the user's only tenant. ErrLastOwner for the tenant's only owner;
 // ErrNotFound for an unknown tenant or user, or a user who is not a
 // member.
 func (s *Members) Remove(ctx context.Context, tenantRef, userRef string) error {
@@ -195,6 +200,11 @@ func (s *Members) Remove(ctx context.Context, tenantRef, userRef string) error {
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		if _, err := s.lockMember(ctx, t.ID, u.ID, true); err != nil {
 			return err
+		}
+		if s.sessions != nil { // before RemoveMember forgets the selections
+			if err := s.sessions.endForRemoval(ctx, t.ID, u.ID); err != nil {
+				return err
+			}
 		}
 		if err := s.store.RemoveMember(ctx, t.ID, u.ID); err != nil {
 			return err

@@ -17,7 +17,9 @@
 //   - Keys (KeyStore): API keys and authenticating them;
 //   - Entitlements (EntitlementStore): module checks, limits and usage;
 //   - Modules (ModuleStore): the modules a tenant switches on and off;
-//   - Notifications (NotificationStore): messages to a tenant.
+//   - Notifications (NotificationStore): messages to a tenant;
+//   - Sessions (SessionStore): the portal's sign-ins, which end at
+//     sign-out, when the member leaves the tenant, or by an operator.
 //
 // New wires them together. Package tenancy/bunstore implements every Store
 // on Postgres and SQLite; tenancy/tenancytest is their conformance suite.
@@ -109,6 +111,9 @@ type Stores struct {
 	Entitlements  EntitlementStore
 	Modules       ModuleStore
 	Notifications NotificationStore
+	// Sessions is optional: without it Services.Sessions is nil and
+	// removing a member ends no session.
+	Sessions SessionStore
 }
 
 // Services are tenancy's services, wired to each other by New.
@@ -120,6 +125,8 @@ type Services struct {
 	Entitlements  *Entitlements
 	Modules       *Modules
 	Notifications *Notifications
+	// Sessions is nil when Stores.Sessions is.
+	Sessions *Sessions
 }
 
 // New returns tenancy's services on st, with plans from cat, running their
@@ -130,9 +137,16 @@ func New(st Stores, tx Transactor, cat *catalog.Catalog, opts ...Option) *Servic
 	notes := NewNotifications(st.Notifications, opts...)
 	ent := NewEntitlements(st.Entitlements, dir, notes, opts...)
 	dir.tx, ent.tx, notes.tx = tx, tx, tx
+	members := NewMembers(st.Members, dir, ent, tx, opts...)
+	var sessions *Sessions
+	if st.Sessions != nil {
+		sessions = NewSessions(st.Sessions, dir, opts...)
+		members.sessions = sessions
+	}
 	return &Services{
 		Directory:     dir,
-		Members:       NewMembers(st.Members, dir, ent, tx, opts...),
+		Members:       members,
+		Sessions:      sessions,
 		Index:         NewIndex(st.Index, dir),
 		Keys:          newKeys(st.Keys, dir, tx, opts),
 		Entitlements:  ent,

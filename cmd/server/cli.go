@@ -30,6 +30,7 @@ var commands = []commandHelp{
 	{"tenant change", "--tenant T [--plan P] [--seats N]", "change a tenant's plan or seats now"},
 	{"user create", "--email E --name N", "create a user"},
 	{"user list", "[--query Q] [--limit N] [--cursor ID]", "list users, newest first"},
+	{"user end-sessions", "--user U", "sign a user out of the portal everywhere (ends every session)"},
 	{"member add", "--tenant T --email E --role R", "give a user a role in a tenant (takes a seat)"},
 	{"member list", "--tenant T [--limit N] [--cursor ID]", "list a tenant's members"},
 	{"member role", "--tenant T --user U --role R", "change a member's role"},

@@ -125,6 +125,8 @@ func TestCLIErrors(t *testing.T) {
 		{"TenantChangeUnknownPlan", []string{"tenant", "change", "--tenant", "acme", "--plan", "gold"}, codeInvalid, "valid plans"},
 		{"TenantChangeUnknownTenant", []string{"tenant", "change", "--tenant", "nope", "--seats", "5"}, codeNotFound, "nope"},
 		{"UserListQueryTooLong", []string{"user", "list", "--query", strings.Repeat("q", 201)}, codeInvalid, "query"},
+		{"UserEndSessionsNoUser", []string{"user", "end-sessions"}, codeUsage, "--user"},
+		{"UserEndSessionsUnknownUser", []string{"user", "end-sessions", "--user", "nobody@acme.test"}, codeNotFound, ""},
 		{"MemberAddTwice", []string{"member", "add", "--tenant", "acme", "--email", "ann@acme.test", "--role", "admin"}, codeConflict, "already"},
 		{"MemberListUnknownTenant", []string{"member", "list", "--tenant", "nope"}, codeNotFound, "nope"},
 		{"MemberRoleLastOwner", []string{"member", "role", "--tenant", "acme", "--user", "ann@acme.test", "--role", "admin"}, codeConflict, "owner"},

@@ -21,7 +21,7 @@ import (
 // members, limits and plans, and run operator keys: the operator API's
 // operations, on the same services.
 var manageCommands = []string{
-	"tenant list", "tenant change", "user list", "member list", "member role", "member remove",
+	"tenant list", "tenant change", "user list", "user end-sessions", "member list", "member role", "member remove",
 	"apikey list", "limit clear", "operator-key create", "operator-key list", "operator-key revoke",
 }
 
@@ -102,6 +102,8 @@ func runManage(ctx context.Context, name string, args []string, stdout, stderr i
 	case "member list":
 		fs.StringVar(&tenant, "tenant", "", "tenant id or slug")
 		paged()
+	case "user end-sessions":
+		fs.StringVar(&userRef, "user", "", "the user's email or user id")
 	case "member role", "member remove":
 		fs.StringVar(&tenant, "tenant", "", "tenant id or slug")
 		fs.StringVar(&userRef, "user", "", "the member's email or user id")
@@ -136,6 +138,8 @@ func runManage(ctx context.Context, name string, args []string, stdout, stderr i
 			Fields: map[string]string{"limit": "must be between 1 and 100"}}
 	case name == "tenant change" && plan == "" && seats == 0:
 		return usageError(name, "tenant change needs --plan or --seats")
+	case name == "user end-sessions" && userRef == "":
+		return usageError(name, "--user is required")
 	}
 	a, err := openApp(ctx, cfg, stderr, true)
 	if err != nil {
@@ -184,6 +188,12 @@ func runManage(ctx context.Context, name string, args []string, stdout, stderr i
 		}
 		return out(map[string]any{"tenant_id": t.ID, "plan_id": terms.PlanID, "seats": terms.Seats, "add_ons": terms.AddOns},
 			fmt.Sprintf("%s is on plan %s with %d seats", t.Slug, terms.PlanID, terms.Seats))
+	case "user end-sessions":
+		n, err := svc.Sessions.EndAll(ctx, userRef)
+		if err != nil {
+			return err
+		}
+		return out(map[string]any{"user": userRef, "ended": n}, fmt.Sprintf("ended %d sessions of %s", n, userRef))
 	case "member list":
 		ms, more, err := svc.Members.List(ctx, tenant, tenancy.MemberFilter{Limit: limit, Before: cursor})
 		if err != nil {

@@ -71,7 +71,7 @@ func (a *app) mountPortal(ctx context.Context, router *bunrouter.Router, api *ht
 	h, err := portal.New(ctx, portal.Config{
 		Directory: k.Tenancy.Directory, Entitlements: k.Tenancy.Entitlements, Modules: k.Tenancy.Modules,
 		Notifications: k.Tenancy.Notifications, Invoices: k.Billing, Payments: k.Payments, Tickets: k.Support, Contracts: k.Contracts, Events: k.Events, Webhooks: k.Outbound,
-		Catalog: k.Catalog, Links: a.links(), SessionSecret: secret,
+		Catalog: k.Catalog, Links: a.links(), Sessions: k.Tenancy.Sessions, SessionSecret: secret,
 		SessionIssuer: a.cfg.JWTIssuer, SessionAudience: a.cfg.JWTAudience,
 		CSRF: api.CSRF(), Logger: a.log,
 	})

@@ -70,7 +70,7 @@ func newEnv(t *testing.T, db *bun.DB, app *tenantkit.App) *env {
 	h, err := portal.New(ctx, portal.Config{
 		Directory: dir, Entitlements: app.Tenancy.Entitlements, Modules: app.Tenancy.Modules,
 		Notifications: app.Tenancy.Notifications, Invoices: app.Billing, Payments: app.Payments, Tickets: app.Support,
-		Contracts: app.Contracts, Events: app.Events, Webhooks: app.Outbound, Catalog: app.Catalog, Links: e.links, SessionSecret: secret, CSRF: api.CSRF(),
+		Contracts: app.Contracts, Events: app.Events, Webhooks: app.Outbound, Catalog: app.Catalog, Links: e.links, Sessions: app.Tenancy.Sessions, SessionSecret: secret, CSRF: api.CSRF(),
 		Logger: zerolog.New(zerolog.NewTestWriter(t)),
 	})
 	if err != nil {

@@ -41,6 +41,7 @@ var (
 	_ httpapi.Notifications = (*tenancy.Notifications)(nil)
 	_ Events                = (*event.Log)(nil)
 	_ Webhooks              = (*outbound.Service)(nil)
+	_ Sessions              = (*tenancy.Sessions)(nil)
 )
 
 // Directory finds users and tenants and remembers a session's active
@@ -113,13 +114,26 @@ type Webhooks interface {
 	Configured() bool
 }
 
+// Sessions starts, checks and ends the sessions the session cookie names
+// (its "sid"), so that signing out ends one for good.
+// *tenancy.Sessions implements it.
+type Sessions interface {
+	// Start begins a session of the user lasting ttl.
+	Start(ctx context.Context, userID string, ttl time.Duration) (tenancy.Session, error)
+	// Check: an error matching tenancy.ErrUnauthenticated when the
+	// session ended, expired or is another user's.
+	httpapi.Sessions
+	// End ends the session; ending an ended one is no error.
+	End(ctx context.Context, sessionID string) error
+}
+
 // LinkConsumer redeems sign-in links; *Links implements it.
 type LinkConsumer interface {
 	Consume(ctx context.Context, token string) (LoginLink, error)
 }
 
 // Config is everything the portal needs. All services, Catalog, Links,
-// SessionSecret and CSRF are required.
+// Sessions, SessionSecret and CSRF are required.
 type Config struct {
 	// BasePath is where the host mounts the portal; default "/portal".
 	BasePath string
@@ -138,6 +152,9 @@ type Config struct {
 	Catalog *catalog.Catalog
 	// Links redeems the one-time sign-in links (a *Links).
 	Links LinkConsumer
+	// Sessions keeps the sessions (a *tenancy.Sessions): each cookie is
+	// accepted only while its session is live.
+	Sessions Sessions
 
 	// SessionSecret signs (HS256) and verifies the session JWT the portal
 	// sets in the tenantkit_session cookie: at least 32 bytes, the same
@@ -174,8 +191,8 @@ const DefaultSessionTTL = 12 * time.Hour
 func New(ctx context.Context, cfg Config) (*Handler, error) {
 	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Modules == nil || cfg.Notifications == nil ||
 		cfg.Invoices == nil || cfg.Payments == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Events == nil || cfg.Webhooks == nil || cfg.Catalog == nil ||
-		cfg.Links == nil || cfg.CSRF == nil {
-		return nil, errors.New("portal: Config needs every service, the catalog, Links and CSRF")
+		cfg.Links == nil || cfg.Sessions == nil || cfg.CSRF == nil {
+		return nil, errors.New("portal: Config needs every service, the catalog, Links, Sessions and CSRF")
 	}
 	if cfg.BasePath == "" {
 		cfg.BasePath = "/portal"
@@ -193,7 +210,7 @@ func New(ctx context.Context, cfg Config) (*Handler, error) {
 		return nil, err
 	}
 	h := &Handler{cfg: cfg, verifier: v, views: vs, now: time.Now,
-		auth: httpapi.SessionAuthenticator{Verifier: v, Directory: cfg.Directory}}
+		auth: httpapi.SessionAuthenticator{Verifier: v, Directory: cfg.Directory, Sessions: cfg.Sessions}}
 	h.mux = h.routes()
 	return h, nil
 }

@@ -1,7 +1,6 @@
 package portal
 
 import (
-	"crypto/rand"
 	"errors"
 	"net/http"
 	"slices"
@@ -51,15 +50,15 @@ func (rq *request) actor(r *http.Request) tenancy.Actor {
 }
 
 // session authenticates the session cookie. A cookie that no longer
-// verifies (expired, or signed with another secret) is cleared and the
-// request goes on signed out.
+// verifies (expired, signed with another secret, or naming a session that
+// ended) is cleared and the request goes on signed out.
 func (h *Handler) session(w http.ResponseWriter, r *http.Request) (*request, error) {
 	rq := &request{}
 	p, err := h.auth.Authenticate(r)
 	switch {
 	case errors.Is(err, httpapi.ErrNoCredential):
 		return rq, nil
-	case errors.Is(err, tenancy.ErrUnauthenticated): // expired, or signed with another secret
+	case errors.Is(err, tenancy.ErrUnauthenticated): // expired, ended, or signed with another secret
 		h.clearSession(w, r)
 		return rq, nil
 	case err != nil:
@@ -94,10 +93,10 @@ var allScopes = []tenancy.Scope{tenancy.ScopeCollectionsRead, tenancy.ScopeColle
 	tenancy.ScopeTicketsRead, tenancy.ScopeTicketsWrite}
 
 // signSession returns a session JWT for user: sub and email name the user,
-// sid the session (the credential its active tenant is remembered for).
-func (h *Handler) signSession(user tenancy.User, now time.Time) (token, sid string, expires time.Time, err error) {
-	sid = "ps_" + rand.Text()
-	expires = now.Add(h.cfg.SessionTTL)
+// sid the session (the credential its active tenant is remembered for,
+// and what sign-out ends).
+func (h *Handler) signSession(user tenancy.User, sess tenancy.Session) (string, error) {
+	now, expires, sid := sess.CreatedAt, sess.ExpiresAt, sess.ID
 	scopes := make([]string, 0, len(allScopes))
 	for _, s := range allScopes {
 		scopes = append(scopes, string(s))
@@ -110,8 +109,7 @@ func (h *Handler) signSession(user tenancy.User, now time.Time) (token, sid stri
 	if h.cfg.SessionAudience != "" {
 		claims.Audience = jwt.ClaimStrings{h.cfg.SessionAudience}
 	}
-	token, err = jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(h.cfg.SessionSecret)
-	return token, sid, expires, err
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(h.cfg.SessionSecret)
 }
 
 func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
@@ -151,23 +149,33 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, rq *request) err
 	if err != nil {
 		return err
 	}
-	jwtToken, sid, expires, err := h.signSession(user, h.now())
+	sess, err := h.cfg.Sessions.Start(r.Context(), user.ID, h.cfg.SessionTTL)
+	if err != nil {
+		return err
+	}
+	jwtToken, err := h.signSession(user, sess)
 	if err != nil {
 		return err
 	}
 	if link.TenantID != "" {
-		cred := tenancy.Credential{Key: "sid:" + sid, UserID: user.ID}
+		cred := tenancy.Credential{Key: "sid:" + sess.ID, UserID: user.ID}
 		if _, err := h.cfg.Directory.SelectTenant(r.Context(), cred, link.TenantID); err != nil {
 			return err
 		}
 	}
-	h.setSession(w, r, jwtToken, expires)
+	h.setSession(w, r, jwtToken, sess.ExpiresAt)
 	http.Redirect(w, r, h.cfg.BasePath+"/", http.StatusSeeOther)
 	return nil
 }
 
-// logout ends the session in this browser.
+// logout ends the session: the cookie is cleared in this browser, and
+// refused from then on wherever it was copied to.
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request, rq *request) error {
+	if id := rq.principal.SessionID; id != "" {
+		if err := h.cfg.Sessions.End(r.Context(), id); err != nil {
+			return err
+		}
+	}
 	h.clearSession(w, r)
 	http.Redirect(w, r, h.cfg.BasePath+"/signin?signed_out=1", http.StatusSeeOther)
 	return nil

@@ -31,7 +31,10 @@ const (
 	// endpoints and deliveries ("whe" being the provider's events).
 	WebhookEndpoint = "wep"
 	WebhookDelivery = "whd"
-	RequestPrefix   = "req"
+	// Session is a portal sign-in (tenancy.Sessions): the "sid" of the
+	// session's signed cookie, never a credential by itself.
+	Session       = "ses"
+	RequestPrefix = "req"
 )
 
 // New returns a fresh id with the given prefix, e.g. New(Invoice) = "inv_01jd…".

@@ -62,7 +62,7 @@ func New(db bun.IDB) *Store {
 
 // Stores returns s as every store tenancy.New needs.
 func (s *Store) Stores() tenancy.Stores {
-	return tenancy.Stores{Directory: s, Members: s, Index: s, Keys: s, Entitlements: s, Modules: s, Notifications: s}
+	return tenancy.Stores{Directory: s, Members: s, Index: s, Keys: s, Entitlements: s, Modules: s, Notifications: s, Sessions: s}
 }
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }
