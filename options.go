@@ -59,9 +59,9 @@ func WithDeliveries(q riverqueue.Options) Option {
 // the other, so the queue is built first and the service after it.
 type deliveryAttempter struct{ app *App }
 
-func (d deliveryAttempter) Attempt(ctx context.Context, deliveryID string) (outbound.Outcome, error) {
+func (d deliveryAttempter) AttemptNumber(ctx context.Context, deliveryID string, number int) (outbound.Outcome, error) {
 	if d.app.Outbound == nil {
 		return outbound.Outcome{}, fmt.Errorf("tenantkit: no outbound service to attempt delivery %s", deliveryID)
 	}
-	return d.app.Outbound.Attempt(ctx, deliveryID)
+	return d.app.Outbound.AttemptNumber(ctx, deliveryID, number)
 }

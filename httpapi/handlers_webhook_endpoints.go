@@ -162,8 +162,9 @@ func (a *API) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) erro
 }
 
 // retryWebhookDelivery answers POST …/deliveries/{delivery_id}/retry, with
-// or without the endpoint's id in the path: the delivery, pending again
-// (202); 409 with current_status when it is pending already.
+// or without the endpoint's id in the path: the delivery, pending, its
+// next attempt due at once (202); 409 with current_status when it has
+// succeeded or its endpoint is disabled.
 func (a *API) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
 	eid := ""
 	if r.PathValue("id") != "" {

@@ -14,7 +14,7 @@ import (
 // TestWebhookEndpointsOverHTTP walks the endpoints' API: the secret shows
 // in the create and rotate answers only, a refused URL names the field,
 // a test delivery is listed with the endpoint's deliveries, a pending
-// delivery's retry is a 409 naming its status, and another tenant's
+// delivery's retry is taken (202), and another tenant's
 // endpoint and delivery are 404s.
 func TestWebhookEndpointsOverHTTP(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
@@ -63,8 +63,8 @@ func TestWebhookEndpointsOverHTTP(t *testing.T) {
 			t.Fatalf("deliveries: %d %s", r.status, r.body)
 		}
 		r = e.do(t, request{method: "POST", path: "/api/webhook-endpoints/deliveries/" + deliveryID + "/retry", bearer: e.keyAll, header: acme})
-		if r.status != http.StatusConflict || r.json(t)["current_status"] != "pending" {
-			t.Fatalf("retry of a pending delivery: %d %s, want 409 current_status pending", r.status, r.body)
+		if r.status != http.StatusAccepted || r.json(t)["status"] != "pending" || r.json(t)["next_attempt_at"] == nil {
+			t.Fatalf("retry of a pending delivery: %d %s, want 202, pending, due now", r.status, r.body)
 		}
 
 		// Another tenant's owner sees none of it.

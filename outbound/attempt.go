@@ -31,22 +31,34 @@ const (
 	HeaderSignature = "webhook-signature"
 )
 
-// Attempt makes one attempt of the delivery deliveryID, as the queue
-// asks: it POSTs the payload to the endpoint, signed, and records the
-// attempt. The Outcome says whether the queue is done with the delivery
+// Attempt makes the next attempt of the delivery deliveryID now, whatever
+// is scheduled: a host's own worker, when the Service has no Queue, calls
+// it. It POSTs the payload to the endpoint, signed, and records the
+// attempt. The Outcome says whether the delivery needs no more attempts
 // (it succeeded, failed for good, or is no longer pending: gone, already
-// finished, or its endpoint disabled) or must try again at RetryAt. An
-// error is a fault of the service (the database), not of the receiver:
-// the queue should try the job again later.
+// finished, or its endpoint disabled) or when the next is due, RetryAt;
+// with a Queue, that next attempt is enqueued already. An error is a fault
+// of the service (the database), not of the receiver: try again later.
 //
 // A 2xx answer succeeds; anything else (a 3xx too: redirects are not
 // followed), a timeout (DefaultTimeout, or WithTimeout's) or a refused
 // connection fails.
-// A failed attempt schedules the next by the schedule (WithSchedule),
-// and the delivery fails after the last. An endpoint whose attempts have
-// all failed for DisableAfter is disabled, its pending deliveries fail,
-// and its tenant is notified.
+// A failed attempt schedules the next by the schedule (WithSchedule), or
+// at once when the delivery was retried while the attempt ran, and the
+// delivery fails after the last. An endpoint whose attempts have all
+// failed for DisableAfter is disabled, its pending deliveries fail, and
+// its tenant is notified.
 func (s *Service) Attempt(ctx context.Context, deliveryID string) (Outcome, error) {
+	return s.AttemptNumber(ctx, deliveryID, 0)
+}
+
+// AttemptNumber makes attempt number of the delivery, as a Queue's job
+// asks, and does as Attempt does; number 0 is the next one, whichever. A
+// number that is no longer the delivery's next (the attempt was made, by
+// a job left over from before a rescue, say) is Done without a request:
+// with the Queue's one job per attempt number, that keeps a delivery from
+// being attempted twice at once.
+func (s *Service) AttemptNumber(ctx context.Context, deliveryID string, number int) (Outcome, error) {
 	job, err := s.store.Job(ctx, deliveryID)
 	if errors.Is(err, tenancy.ErrNotFound) {
 		return Outcome{Done: true}, nil
@@ -54,7 +66,7 @@ func (s *Service) Attempt(ctx context.Context, deliveryID string) (Outcome, erro
 	if err != nil {
 		return Outcome{}, fmt.Errorf("outbound: attempt %s: %w", deliveryID, err)
 	}
-	if job.Delivery.Status != DeliveryPending {
+	if job.Delivery.Status != DeliveryPending || (number != 0 && number != job.Attempts+1) {
 		return Outcome{Done: true}, nil
 	}
 	if !job.Endpoint.Enabled {
@@ -169,19 +181,20 @@ func printable(b []byte) string {
 }
 
 // settle records attempt a of job and what follows from it: the
-// delivery's new status, the endpoint's health.
+// delivery's new status and next attempt, enqueued, the endpoint's
+// health.
 func (s *Service) settle(ctx context.Context, job Job, a Attempt) (Outcome, error) {
-	rec := AttemptRecord{DeliveryID: job.Delivery.ID, Attempt: a, Status: a.Status}
-	out := Outcome{Done: true}
+	rec := AttemptRecord{DeliveryID: job.Delivery.ID, Attempt: a, Status: a.Status, Retries: job.Retries}
 	if a.Status == DeliveryFailed {
 		if d, ok := s.nextDelay(a.Number - job.RoundStart); ok {
 			next := a.AttemptedAt.Add(d)
 			rec.Status, rec.NextAttemptAt = DeliveryPending, &next
-			out = Outcome{RetryAt: next}
 		}
 	}
+	out := Outcome{Done: true}
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		if err := s.store.RecordAttempt(ctx, rec); err != nil {
+		next, err := s.store.RecordAttempt(ctx, rec)
+		if err != nil {
 			return err
 		}
 		if a.Status == DeliverySucceeded {
@@ -194,11 +207,14 @@ func (s *Service) settle(ctx context.Context, job Job, a Attempt) (Outcome, erro
 		if err != nil {
 			return err
 		}
-		if a.AttemptedAt.Sub(since) < s.disableAfter {
+		if a.AttemptedAt.Sub(since) >= s.disableAfter {
+			return s.disable(ctx, job, since, a.AttemptedAt)
+		}
+		if next == nil {
 			return nil
 		}
-		out = Outcome{Done: true}
-		return s.disable(ctx, job, since, a.AttemptedAt)
+		out = Outcome{RetryAt: *next}
+		return s.enqueue(ctx, Scheduled{DeliveryID: job.Delivery.ID, Number: a.Number + 1, At: *next})
 	})
 	if errors.Is(err, ErrConflict) {
 		// Another attempt of the delivery recorded first: it decides.

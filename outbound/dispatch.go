@@ -83,9 +83,9 @@ func (s *Service) Dispatch(ctx context.Context, e event.Event) error {
 	if err := s.store.CreateDeliveries(ctx, ds); err != nil {
 		return fmt.Errorf("outbound: dispatch %s: %w", e.ID, err)
 	}
-	ids := make([]string, len(ds))
+	as := make([]Scheduled, len(ds))
 	for i, d := range ds {
-		ids[i] = d.ID
+		as[i] = first(d)
 	}
-	return s.enqueue(ctx, ids...)
+	return s.enqueue(ctx, as...)
 }

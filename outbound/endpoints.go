@@ -2,6 +2,7 @@ package outbound
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -314,7 +315,7 @@ func (s *Service) SendTest(ctx context.Context, tenantID, endpointID string) (De
 			return err
 		}
 		out = d.Delivery
-		return s.enqueue(ctx, d.ID)
+		return s.enqueue(ctx, first(d))
 	})
 	if err != nil {
 		return Delivery{}, fmt.Errorf("outbound: test %s: %w", endpointID, err)
@@ -336,11 +337,14 @@ func (s *Service) Deliveries(ctx context.Context, tenantID, endpointID string, l
 	return ds, more, nil
 }
 
-// Retry makes the tenant's failed or succeeded delivery pending again,
-// for a new round of the schedule, and schedules it. endpointID, when not
-// "", must be the delivery's endpoint. ErrNotFound; a *StatusError
-// ("pending") when it is pending already, ("disabled") when its endpoint
-// is disabled.
+// Retry makes the next attempt of the tenant's pending or failed delivery
+// due at once, starting a new round of the schedule, and schedules it.
+// A pending delivery's scheduled attempt is brought forward, not doubled;
+// when an attempt is running, Retry waits for nothing: that attempt, if it
+// fails, is followed at once by the next (RecordAttempt sees the retry).
+// endpointID, when not "", must be the delivery's endpoint. ErrNotFound;
+// a *StatusError ("succeeded") when it has succeeded, since a delivery is
+// delivered once; ("disabled") when its endpoint is disabled.
 func (s *Service) Retry(ctx context.Context, tenantID, endpointID, deliveryID string) (Delivery, error) {
 	if !id.Valid(id.WebhookDelivery, deliveryID) || tenantID == "" {
 		return Delivery{}, ErrNotFound
@@ -354,8 +358,8 @@ func (s *Service) Retry(ctx context.Context, tenantID, endpointID, deliveryID st
 		if endpointID != "" && d.EndpointID != endpointID {
 			return ErrNotFound
 		}
-		if d.Status == DeliveryPending {
-			return &StatusError{Status: DeliveryPending, Reason: "the delivery is pending: its next attempt is scheduled"}
+		if d.Status == DeliverySucceeded {
+			return errSucceeded
 		}
 		e, err := s.endpoint(ctx, tenantID, d.EndpointID)
 		if err != nil {
@@ -365,17 +369,37 @@ func (s *Service) Retry(ctx context.Context, tenantID, endpointID, deliveryID st
 			return &StatusError{Status: "disabled", Reason: "the delivery's endpoint is disabled; enable it first"}
 		}
 		now := s.nowUTC()
-		if err := s.store.RestartDelivery(ctx, tenantID, deliveryID, now); err != nil {
+		attempts, err := s.store.RetryDelivery(ctx, tenantID, deliveryID, now)
+		if errors.Is(err, ErrConflict) {
+			// It succeeded since it was read.
+			return errSucceeded
+		}
+		if err != nil {
 			return err
+		}
+		if len(d.Attempts) != attempts {
+			// An attempt was recorded since it was read: read it again.
+			if d, err = s.store.Delivery(ctx, tenantID, deliveryID); err != nil {
+				return err
+			}
 		}
 		d.Status, d.NextAttemptAt, d.UpdatedAt = DeliveryPending, &now, now
 		out = d
-		return s.enqueue(ctx, d.ID)
+		return s.enqueue(ctx, Scheduled{DeliveryID: d.ID, Number: attempts + 1, At: now})
 	})
 	if err != nil {
 		return Delivery{}, fmt.Errorf("outbound: retry %s: %w", deliveryID, err)
 	}
 	return out, nil
+}
+
+// errSucceeded refuses a retry of a delivery that has succeeded.
+var errSucceeded = &StatusError{Status: DeliverySucceeded,
+	Reason: "the delivery has succeeded: it is delivered once, and is not sent again"}
+
+// first is the first attempt of a new delivery, due at once.
+func first(d NewDelivery) Scheduled {
+	return Scheduled{DeliveryID: d.ID, Number: 1, At: *d.NextAttemptAt}
 }
 
 // newDelivery is a pending delivery due at now.

@@ -106,10 +106,27 @@ type Outcome struct {
 	RetryAt time.Time
 }
 
+// Scheduled is one attempt for a Queue to make: attempt Number (from 1)
+// of the delivery, due At.
+type Scheduled struct {
+	DeliveryID string
+	Number     int
+	At         time.Time
+}
+
 // Queue schedules attempts in a durable job queue in the same database.
-// Enqueue joins the transaction ctx carries: a delivery is scheduled
-// exactly when the change that caused it commits.
+// Enqueue joins the transaction ctx carries: an attempt is scheduled
+// exactly when the change that caused it commits (a new delivery, a
+// retry, the failed attempt before it).
+//
+// A Queue keeps at most one job per delivery and attempt number waiting
+// or running, and runs each job on one worker at a time: with
+// Service.AttemptNumber refusing an attempt that is no longer the
+// delivery's next, no delivery is ever attempted twice at once.
 type Queue interface {
-	// Enqueue schedules an attempt of each delivery, due now.
-	Enqueue(ctx context.Context, deliveryIDs ...string) error
+	// Enqueue schedules each attempt. An attempt scheduled already (same
+	// delivery and number) is not added again: it is made due at once
+	// when the new one is due now (a retry), and one that is running is
+	// left to finish.
+	Enqueue(ctx context.Context, attempts ...Scheduled) error
 }

@@ -163,8 +163,9 @@ func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.client 
 
 // New returns the Service on store, running its transactions with tx.
 //
-// queue schedules the attempts of new deliveries (Dispatch, SendTest,
-// Retry) on the caller's transaction. It may be nil: deliveries are then
+// queue schedules the attempts of new deliveries (Dispatch, SendTest),
+// of retries (Retry) and of the next attempt after a failed one, on the
+// transaction that causes them. It may be nil: deliveries are then
 // stored pending, due at once, and nothing attempts them until a Queue
 // is configured and enqueues them, or a worker of the host's calls
 // Attempt; Queued reports which it is.
@@ -199,12 +200,12 @@ func (s *Service) Queued() bool { return s.queue != nil }
 // endpoints cannot be created.
 func (s *Service) Configured() bool { return s.sealer != nil }
 
-// enqueue schedules ids on the queue, if any, on ctx's transaction.
-func (s *Service) enqueue(ctx context.Context, ids ...string) error {
-	if s.queue == nil || len(ids) == 0 {
+// enqueue schedules attempts on the queue, if any, on ctx's transaction.
+func (s *Service) enqueue(ctx context.Context, attempts ...Scheduled) error {
+	if s.queue == nil || len(attempts) == 0 {
 		return nil
 	}
-	if err := s.queue.Enqueue(ctx, ids...); err != nil {
+	if err := s.queue.Enqueue(ctx, attempts...); err != nil {
 		return fmt.Errorf("outbound: enqueue: %w", err)
 	}
 	return nil

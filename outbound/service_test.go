@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -35,25 +36,38 @@ const (
 	tenantB = "ten_00000000000000000000000002"
 )
 
-// queue is a Queue in memory: it keeps the ids it is given, in order.
+// queue is a Queue in memory: it keeps the attempts it is given, in
+// order, without River's one job per attempt.
 type queue struct {
-	mu  sync.Mutex
-	ids []string
+	mu       sync.Mutex
+	attempts []outbound.Scheduled
 }
 
-func (q *queue) Enqueue(_ context.Context, ids ...string) error {
+func (q *queue) Enqueue(_ context.Context, as ...outbound.Scheduled) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.ids = append(q.ids, ids...)
+	q.attempts = append(q.attempts, as...)
 	return nil
 }
 
-// take returns the ids enqueued since the last take.
-func (q *queue) take() []string {
+// takeAttempts returns the attempts enqueued since the last take.
+func (q *queue) takeAttempts() []outbound.Scheduled {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	ids := q.ids
-	q.ids = nil
+	as := q.attempts
+	q.attempts = nil
+	return as
+}
+
+// take returns the deliveries of the attempts enqueued since the last
+// take, each once, in order.
+func (q *queue) take() []string {
+	var ids []string
+	for _, a := range q.takeAttempts() {
+		if !slices.Contains(ids, a.DeliveryID) {
+			ids = append(ids, a.DeliveryID)
+		}
+	}
 	return ids
 }
 
@@ -170,25 +184,27 @@ func (f *fixture) record(t *testing.T, tenantID, typ string) {
 	}
 }
 
-// drive attempts every enqueued delivery until the queue is done with
-// it, as a worker would (ignoring RetryAt: the schedule is milliseconds),
-// and returns the outcomes per delivery.
+// drive makes every enqueued attempt, and the ones they enqueue, as a
+// worker would (ignoring their times: the schedule is milliseconds), and
+// returns the outcomes per delivery.
 func (f *fixture) drive(t *testing.T) map[string][]outbound.Outcome {
 	t.Helper()
 	out := map[string][]outbound.Outcome{}
-	for _, id := range f.queue.take() {
-		for range 20 {
-			o, err := f.svc.Attempt(context.Background(), id)
+	for range 100 {
+		as := f.queue.takeAttempts()
+		if len(as) == 0 {
+			return out
+		}
+		for _, a := range as {
+			o, err := f.svc.AttemptNumber(context.Background(), a.DeliveryID, a.Number)
 			if err != nil {
-				t.Fatalf("Attempt %s: %v", id, err)
+				t.Fatalf("AttemptNumber %s %d: %v", a.DeliveryID, a.Number, err)
 			}
-			out[id] = append(out[id], o)
-			if o.Done {
-				break
-			}
+			out[a.DeliveryID] = append(out[a.DeliveryID], o)
 		}
 	}
-	return out
+	t.Fatal("the queue never ran dry")
+	return nil
 }
 
 // handHMAC is the Standard Webhooks signature computed by hand.
@@ -369,10 +385,10 @@ func TestScheduleSpentFailsAndRetry(t *testing.T) {
 		if got.Status != outbound.DeliveryPending || len(got.Attempts) != 4 {
 			t.Fatalf("retried = %s with %d attempts, want pending after 4 (1 + the schedule's 3)", got.Status, len(got.Attempts))
 		}
-		_, err = f.svc.Retry(context.Background(), tenantA, ep.ID, d.ID)
-		var se *outbound.StatusError
-		if !errors.As(err, &se) || se.CurrentStatus() != outbound.DeliveryPending || !errors.Is(err, tenancy.ErrConflict) {
-			t.Fatalf("Retry of a pending delivery = %v, want a conflict with status pending", err)
+		// Pending now: a second retry is taken too, and the queue's one job
+		// per attempt number keeps it from making two attempts.
+		if again, err := f.svc.Retry(context.Background(), tenantA, ep.ID, d.ID); err != nil || again.Status != outbound.DeliveryPending {
+			t.Fatalf("Retry of a pending delivery = %+v, %v; want it pending", again, err)
 		}
 		rc.mu.Lock()
 		rc.statuses = []int{200}
@@ -381,6 +397,17 @@ func TestScheduleSpentFailsAndRetry(t *testing.T) {
 		ds, _, _ := f.svc.Deliveries(context.Background(), tenantA, ep.ID, 0, "")
 		if len(ds) != 1 || ds[0].Status != outbound.DeliverySucceeded || len(ds[0].Attempts) != 5 {
 			t.Fatalf("after the retry: %d deliveries, the first %s with %d attempts", len(ds), ds[0].Status, len(ds[0].Attempts))
+		}
+		if reqs, _ := rc.requests(); len(reqs) != 5 {
+			t.Fatalf("receiver got %d requests, want 5 (two retries, one attempt)", len(reqs))
+		}
+		_, err = f.svc.Retry(context.Background(), tenantA, ep.ID, d.ID)
+		var se *outbound.StatusError
+		if !errors.As(err, &se) || se.CurrentStatus() != outbound.DeliverySucceeded || !errors.Is(err, tenancy.ErrConflict) {
+			t.Fatalf("Retry of a succeeded delivery = %v, want a conflict with status succeeded", err)
+		}
+		if as := f.queue.takeAttempts(); len(as) != 0 {
+			t.Fatalf("a refused retry enqueued %+v", as)
 		}
 	})
 }

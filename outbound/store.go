@@ -35,6 +35,9 @@ type Job struct {
 	// had been made when the current round of the schedule began (0, or
 	// the count at the last Retry).
 	Attempts, RoundStart int
+	// Retries counts the delivery's retries: a Retry while the attempt
+	// runs changes it, which RecordAttempt notices.
+	Retries int
 	// Payload is the request body.
 	Payload []byte
 	// Endpoint is the delivery's endpoint.
@@ -49,6 +52,8 @@ type AttemptRecord struct {
 	Status string
 	// NextAttemptAt is when the next attempt is due; nil unless pending.
 	NextAttemptAt *time.Time
+	// Retries is the delivery's Job.Retries when the attempt began.
+	Retries int
 }
 
 // Page selects a page of a list, newest first.
@@ -100,12 +105,21 @@ type Store interface {
 	// RecordAttempt stores r.Attempt and sets the delivery's status and
 	// next attempt, provided the delivery is pending and the attempt's
 	// number is the next one; ErrConflict otherwise (another attempt got
-	// there first), with nothing written.
-	RecordAttempt(ctx context.Context, r AttemptRecord) error
-	// RestartDelivery makes the tenant's delivery that is not pending
-	// pending again, due at at, starting a new round of the schedule;
-	// ErrConflict when it is pending, ErrNotFound.
-	RestartDelivery(ctx context.Context, tenantID, id string, at time.Time) error
+	// there first), with nothing written. It returns when the next
+	// attempt is due, nil unless the delivery stays pending.
+	//
+	// A failed attempt of a delivery retried while it ran (its retries
+	// are no longer r.Retries) leaves the retry in charge: the delivery stays
+	// pending, due when RetryDelivery made it due, and its new round
+	// starts after this attempt. A successful one succeeds the delivery
+	// whatever its round.
+	RecordAttempt(ctx context.Context, r AttemptRecord) (*time.Time, error)
+	// RetryDelivery makes the tenant's delivery that has not succeeded
+	// pending, due at at, starting a new round of the schedule (its retries
+	// go up by one), and returns how many attempts it has had: the
+	// next is that number plus one. ErrConflict when it has succeeded,
+	// ErrNotFound.
+	RetryDelivery(ctx context.Context, tenantID, id string, at time.Time) (int, error)
 	// FailPending fails every pending delivery of the endpoint and
 	// returns how many.
 	FailPending(ctx context.Context, endpointID string, at time.Time) (int64, error)

@@ -359,7 +359,7 @@ CREATE TABLE webhook_deliveries (
     next_attempt_at TIMESTAMP,
     created_at      TIMESTAMP NOT NULL,
     updated_at      TIMESTAMP NOT NULL
-);
+, retries INTEGER NOT NULL DEFAULT 0);
 
 CREATE TABLE webhook_endpoints (
     id                         TEXT PRIMARY KEY,
@@ -531,4 +531,5 @@ INSERT INTO "tenantkit_migrations" ("id", "name", "group_id") VALUES
 (19, '20261127000100', 1),
 (20, '20261127000130', 1),
 (21, '20261127000800', 1),
-(22, '20261128000100', 1);
+(22, '20261128000100', 1),
+(23, '20261128000800', 1);

@@ -256,7 +256,7 @@ func flashText(done string) string {
 		"allread":   "All notifications are marked read.",
 		"updated":   "The endpoint is saved.",
 		"tested":    "A test event is on its way: its delivery is listed below.",
-		"retried":   "The delivery is scheduled again.",
+		"retried":   "The delivery's next attempt is due now.",
 		"deleted":   "The endpoint is deleted.",
 	}[done]
 }

@@ -99,12 +99,14 @@ func TestWebhookTemplates(t *testing.T) {
 				{Number: 2, Status: "failed", HTTPStatus: 503, LatencyMS: 42, Response: "<b>down</b>", AttemptedAt: now}}}
 		pending := outbound.Delivery{ID: "whd_pending", EventType: "invoice.paid", Status: outbound.DeliveryPending,
 			Attempts: []outbound.Attempt{}, NextAttemptAt: &now, CreatedAt: now}
+		succeeded := outbound.Delivery{ID: "whd_succeeded", EventType: "invoice.paid", Status: outbound.DeliverySucceeded, CreatedAt: now,
+			Attempts: []outbound.Attempt{{Number: 1, Status: "succeeded", HTTPStatus: 200, AttemptedAt: now}}}
 		p := webhookPage{Endpoint: ep, Form: formFor(ep), Groups: eventTypeGroups(), Collapse: true,
-			Deliveries: []outbound.Delivery{pending, failed}, Next: "whd_failed"}
+			Deliveries: []outbound.Delivery{succeeded, pending, failed}, Next: "whd_failed"}
 		body := renderPage(t, "webhook", p, nil)
 		for _, want := range []string{
 			"(deliveries failed for too long)", "<dt>Failing since</dt><dd>4 Mar 2025 05:06 UTC</dd>",
-			`id="retry-whd_failed"`, `data-label="Last HTTP code">503</td>`, `data-label="Latency">42 ms</td>`,
+			`id="retry-whd_failed"`, `id="retry-whd_pending"`, `data-label="Last HTTP code">503</td>`, `data-label="Latency">42 ms</td>`,
 			`<summary>#1 failed</summary>`, `<summary>#2 failed · HTTP 503</summary>`, `<pre class="response">&lt;b&gt;down&lt;/b&gt;</pre>`,
 			`href="/portal/webhooks/wep_1?before=whd_failed#deliveries-h" rel="next">Older<`,
 			`value="invoice.paid" checked`, "<summary>Choose event types (1 chosen)</summary>", `<details >`,
@@ -113,8 +115,8 @@ func TestWebhookTemplates(t *testing.T) {
 				t.Errorf("detail lacks %q", want)
 			}
 		}
-		if strings.Contains(body, `id="retry-whd_pending"`) {
-			t.Error("a pending delivery has a retry button")
+		if strings.Contains(body, `id="retry-whd_succeeded"`) {
+			t.Error("a succeeded delivery has a retry button")
 		}
 		if strings.Contains(body, `id="enabled" name="enabled" value="true" checked`) {
 			t.Error("a disabled endpoint's form is checked enabled")

@@ -234,6 +234,11 @@ func TestPortalWebhooks(t *testing.T) {
 			if err != nil || len(ds) != 1 {
 				t.Fatalf("deliveries %v, %v", ds, err)
 			}
+			// Pending: a retry makes its attempt due now.
+			body = alice.get(detail, http.StatusOK)
+			mustContain(t, "pending row", body, `id="retry-`+ds[0].ID+`"`)
+			body = alice.post(detail+"/deliveries/"+ds[0].ID+"/retry", url.Values{"csrf_token": {alice.csrf()}}, http.StatusOK)
+			mustContain(t, "after retry", body, "The delivery&#39;s next attempt is due now.")
 			before := rc.count()
 			if out, err := app.Outbound.Attempt(ctx, ds[0].ID); err != nil || !out.Done {
 				t.Fatalf("attempt: %+v, %v", out, err)
@@ -245,12 +250,16 @@ func TestPortalWebhooks(t *testing.T) {
 			row := body[strings.Index(body, `<tr id="`+ds[0].ID+`">`):]
 			row = row[:strings.Index(row, "</tr>")]
 			mustContain(t, "succeeded row", row, ">succeeded<", `data-label="Last HTTP code">200</td>`, " ms</td>",
-				`<summary>#1 succeeded · HTTP 200</summary>`, `<pre class="response">ok</pre>`, `id="retry-`+ds[0].ID+`"`)
-			body = alice.post(detail+"/deliveries/"+ds[0].ID+"/retry", url.Values{"csrf_token": {alice.csrf()}}, http.StatusOK)
-			mustContain(t, "after retry", body, "The delivery is scheduled again.")
-			// Pending now: a second retry is refused with the service's reason.
+				`<summary>#1 succeeded · HTTP 200</summary>`, `<pre class="response">ok</pre>`)
+			if strings.Contains(row, `id="retry-`+ds[0].ID+`"`) {
+				t.Error("a succeeded delivery has a retry button")
+			}
+			// Succeeded: a retry is refused with the service's reason.
 			body = alice.post(detail+"/deliveries/"+ds[0].ID+"/retry", url.Values{"csrf_token": {alice.csrf()}}, http.StatusConflict)
-			mustContain(t, "retry of a pending delivery", body, `id="form-error">the delivery is pending`)
+			mustContain(t, "retry of a succeeded delivery", body, `id="form-error">the delivery has succeeded`)
+			if rc.count() != before+1 {
+				t.Fatalf("the receiver got %d requests, want %d (a refused retry sends nothing)", rc.count(), before+1)
+			}
 		})
 
 		t.Run("EditDisablesAndTestIsRefused", func(t *testing.T) {

@@ -112,6 +112,7 @@ type deliveryRow struct {
 	Payload       string     `bun:"payload"`
 	AttemptCount  int        `bun:"attempt_count"`
 	RoundStart    int        `bun:"round_start"`
+	Retries       int        `bun:"retries"`
 	NextAttemptAt *time.Time `bun:"next_attempt_at"`
 	CreatedAt     time.Time  `bun:"created_at"`
 	UpdatedAt     time.Time  `bun:"updated_at"`

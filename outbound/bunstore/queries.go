@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -216,14 +217,17 @@ func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error
 		return outbound.Job{}, err
 	}
 	return outbound.Job{Delivery: d.delivery(), TenantID: d.TenantID, Attempts: d.AttemptCount,
-		RoundStart: d.RoundStart, Payload: []byte(d.Payload), Endpoint: ep}, nil
+		RoundStart: d.RoundStart, Retries: d.Retries, Payload: []byte(d.Payload), Endpoint: ep}, nil
 }
 
 // RecordAttempt implements outbound.Store: the delivery's update claims
 // the attempt's number (attempt_count = number-1, pending), so that of two
-// attempts racing only one is written.
-func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) error {
-	return database.JoinTx(ctx, s.db, func(ctx context.Context) error {
+// attempts racing only one is written. A failed attempt's update also
+// asks for the retries it began with; when a retry came in meanwhile, a
+// second update records the attempt and leaves the retry's due time.
+func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) (*time.Time, error) {
+	var next *time.Time
+	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
 		at := r.Attempt.AttemptedAt.UTC()
 		a := database.NewArgs(s.db)
 		q := s.conn(ctx).NewUpdate().Table("webhook_deliveries").
@@ -231,8 +235,18 @@ func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) err
 			Set("attempt_count = ?", a.Add(r.Attempt.Number)).Set("updated_at = ?", a.Add(at)).
 			Where("id = ?", a.Add(r.DeliveryID)).Where("status = ?", a.Add(outbound.DeliveryPending)).
 			Where("attempt_count = ?", a.Add(r.Attempt.Number-1))
+		if r.Attempt.Status != outbound.DeliverySucceeded {
+			q = q.Where("retries = ?", a.Add(r.Retries))
+		}
 		res, err := database.Exec(ctx, s.db, q, a)
-		if err := affected(res, err, outbound.ErrConflict); err != nil {
+		switch err := affected(res, err, outbound.ErrConflict); {
+		case err == nil:
+			next = utc(r.NextAttemptAt)
+		case errors.Is(err, outbound.ErrConflict) && r.Attempt.Status != outbound.DeliverySucceeded:
+			if next, err = s.recordRetried(ctx, r); err != nil {
+				return err
+			}
+		default:
 			return err
 		}
 		row := attemptRow{DeliveryID: r.DeliveryID, Number: r.Attempt.Number, Status: r.Attempt.Status,
@@ -241,32 +255,68 @@ func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) err
 		_, err = database.Exec(ctx, s.db, database.BindRow(s.conn(ctx).NewInsert().Model(&row), a, &row), a)
 		return translate(err)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return next, nil
 }
 
-// RestartDelivery implements outbound.Store.
-func (s *Store) RestartDelivery(ctx context.Context, tenantID, id string, at time.Time) error {
-	at = at.UTC()
+// recordRetried counts failed attempt r of a delivery retried while it
+// ran, keeping it pending when the retry made it due, its new round
+// starting after r; ErrConflict when the delivery is not pending with r
+// as its next attempt.
+func (s *Store) recordRetried(ctx context.Context, r outbound.AttemptRecord) (*time.Time, error) {
 	a := database.NewArgs(s.db)
 	q := s.conn(ctx).NewUpdate().Table("webhook_deliveries").
-		Set("status = ?", a.Add(outbound.DeliveryPending)).Set("next_attempt_at = ?", a.Add(at)).
-		Set("round_start = attempt_count").Set("updated_at = ?", a.Add(at))
-	q = database.ForTenant(q, a.Add(tenantID)).Where("id = ?", a.Add(id)).Where("status <> ?", a.Add(outbound.DeliveryPending))
+		Set("attempt_count = ?", a.Add(r.Attempt.Number)).Set("round_start = ?", a.Add(r.Attempt.Number)).
+		Set("updated_at = ?", a.Add(r.Attempt.AttemptedAt.UTC())).
+		Where("id = ?", a.Add(r.DeliveryID)).Where("status = ?", a.Add(outbound.DeliveryPending)).
+		Where("attempt_count = ?", a.Add(r.Attempt.Number-1)).Where("retries <> ?", a.Add(r.Retries))
 	res, err := database.Exec(ctx, s.db, q, a)
-	if err != nil {
-		return translate(err)
+	if err := affected(res, err, outbound.ErrConflict); err != nil {
+		return nil, err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return database.Wrap(err)
+	var next *time.Time
+	a = database.NewArgs(s.db)
+	sel := s.conn(ctx).NewSelect().Table("webhook_deliveries").Column("next_attempt_at").Where("id = ?", a.Add(r.DeliveryID))
+	if err := database.Scan(ctx, s.db, sel, a, &next); err != nil {
+		return nil, translate(err)
 	}
-	if n > 0 {
-		return nil
-	}
-	// No row changed: absent, another tenant's, or pending.
-	if _, err := s.Delivery(ctx, tenantID, id); err != nil {
-		return err
-	}
-	return outbound.ErrConflict
+	return utc(next), nil
+}
+
+// RetryDelivery implements outbound.Store.
+func (s *Store) RetryDelivery(ctx context.Context, tenantID, id string, at time.Time) (int, error) {
+	var attempts int
+	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
+		at := at.UTC()
+		a := database.NewArgs(s.db)
+		q := s.conn(ctx).NewUpdate().Table("webhook_deliveries").
+			Set("status = ?", a.Add(outbound.DeliveryPending)).Set("next_attempt_at = ?", a.Add(at)).
+			Set("round_start = attempt_count").Set("retries = retries + 1").Set("updated_at = ?", a.Add(at))
+		q = database.ForTenant(q, a.Add(tenantID)).Where("id = ?", a.Add(id)).Where("status <> ?", a.Add(outbound.DeliverySucceeded))
+		res, err := database.Exec(ctx, s.db, q, a)
+		if err != nil {
+			return translate(err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return database.Wrap(err)
+		}
+		if n == 0 {
+			// No row changed: absent, another tenant's, or succeeded.
+			if _, err := s.Delivery(ctx, tenantID, id); err != nil {
+				return err
+			}
+			return outbound.ErrConflict
+		}
+		// The row is this transaction's now: its count is the one the
+		// update saw, whatever attempt was recorded before it.
+		a = database.NewArgs(s.db)
+		sel := s.conn(ctx).NewSelect().Table("webhook_deliveries").Column("attempt_count").Where("id = ?", a.Add(id))
+		return translate(database.Scan(ctx, s.db, sel, a, &attempts))
+	})
+	return attempts, err
 }
 
 // FailPending implements outbound.Store.

@@ -35,7 +35,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"CountEndpoints", testCountEndpoints},
 		{"EndpointPages", testEndpointPages},
 		{"Attempts", testAttempts},
-		{"Restart", testRestart},
+		{"Retry", testRetry},
+		{"RetryDuringAttempt", testRetryDuringAttempt},
 		{"Health", testHealth},
 		{"DeleteRemovesDeliveries", testDelete},
 		{"JoinsTransaction", testJoinsTx},
@@ -156,7 +157,8 @@ func testIsolation(t *testing.T, b Backend) {
 	notFound("DeleteEndpoint", b.Store.DeleteEndpoint(ctx, tenantB, a.ID))
 	_, err = b.Store.Delivery(ctx, tenantB, d.ID)
 	notFound("Delivery", err)
-	notFound("RestartDelivery", b.Store.RestartDelivery(ctx, tenantB, d.ID, base))
+	_, err = b.Store.RetryDelivery(ctx, tenantB, d.ID, base)
+	notFound("RetryDelivery", err)
 	if ds, _, err := b.Store.Deliveries(ctx, tenantB, a.ID, outbound.Page{Limit: 10}); err != nil || len(ds) != 0 {
 		t.Errorf("Deliveries of another tenant = %v, %v; want none", ds, err)
 	}
@@ -214,20 +216,20 @@ func testAttempts(t *testing.T, b Backend) {
 	next := base.Add(time.Minute)
 	first := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryPending, NextAttemptAt: &next,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, HTTPStatus: 500, LatencyMS: 12, Response: "oops", AttemptedAt: base}}
-	if err := b.Store.RecordAttempt(ctx, first); err != nil {
-		t.Fatalf("RecordAttempt 1: %v", err)
+	if got, err := b.Store.RecordAttempt(ctx, first); err != nil || got == nil || !got.Equal(next) {
+		t.Fatalf("RecordAttempt 1 = %v, %v; want next attempt at %v", got, err, next)
 	}
-	if err := b.Store.RecordAttempt(ctx, first); !errors.Is(err, outbound.ErrConflict) {
+	if _, err := b.Store.RecordAttempt(ctx, first); !errors.Is(err, outbound.ErrConflict) {
 		t.Fatalf("RecordAttempt 1 again = %v, want ErrConflict", err)
 	}
 	second := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliverySucceeded,
 		Attempt: outbound.Attempt{Number: 2, Status: outbound.DeliverySucceeded, HTTPStatus: 204, AttemptedAt: next}}
-	if err := b.Store.RecordAttempt(ctx, second); err != nil {
-		t.Fatalf("RecordAttempt 2: %v", err)
+	if got, err := b.Store.RecordAttempt(ctx, second); err != nil || got != nil {
+		t.Fatalf("RecordAttempt 2 = %v, %v; want no next attempt", got, err)
 	}
 	third := second
 	third.Attempt.Number = 3
-	if err := b.Store.RecordAttempt(ctx, third); !errors.Is(err, outbound.ErrConflict) {
+	if _, err := b.Store.RecordAttempt(ctx, third); !errors.Is(err, outbound.ErrConflict) {
 		t.Fatalf("RecordAttempt on a succeeded delivery = %v, want ErrConflict", err)
 	}
 	got, err := b.Store.Delivery(ctx, tenantA, d.ID)
@@ -247,30 +249,121 @@ func testAttempts(t *testing.T, b Backend) {
 	}
 }
 
-func testRestart(t *testing.T, b Backend) {
+// testRetry: a failed delivery and a pending one are retried (due at
+// once, a new round, one more retry); a succeeded one is ErrConflict.
+func testRetry(t *testing.T, b Backend) {
 	ctx := context.Background()
 	e := mustCreateEndpoint(t, b, newEndpoint(tenantA))
 	d := newDelivery(tenantA, e.ID)
 	mustCreateDeliveries(t, b, d)
-	if err := b.Store.RestartDelivery(ctx, tenantA, d.ID, base); !errors.Is(err, outbound.ErrConflict) {
-		t.Fatalf("RestartDelivery(pending) = %v, want ErrConflict", err)
-	}
-	rec := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryFailed,
+	failed := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryFailed,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, Response: "refused", AttemptedAt: base}}
-	if err := b.Store.RecordAttempt(ctx, rec); err != nil {
+	if _, err := b.Store.RecordAttempt(ctx, failed); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
 	}
 	at := base.Add(time.Hour)
-	if err := b.Store.RestartDelivery(ctx, tenantA, d.ID, at); err != nil {
-		t.Fatalf("RestartDelivery: %v", err)
+	if n, err := b.Store.RetryDelivery(ctx, tenantA, d.ID, at); err != nil || n != 1 {
+		t.Fatalf("RetryDelivery(failed) = %d, %v; want 1 attempt", n, err)
 	}
-	job, err := b.Store.Job(ctx, d.ID)
+	mustJob(t, b, d.ID, 1, 1, 1, at)
+
+	// Pending, next attempt in a day: a retry brings it to now.
+	later := base.Add(24 * time.Hour)
+	pending := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryPending, NextAttemptAt: &later, Retries: 1,
+		Attempt: outbound.Attempt{Number: 2, Status: outbound.DeliveryFailed, Response: "500", AttemptedAt: at}}
+	if _, err := b.Store.RecordAttempt(ctx, pending); err != nil {
+		t.Fatalf("RecordAttempt: %v", err)
+	}
+	now := at.Add(time.Minute)
+	if n, err := b.Store.RetryDelivery(ctx, tenantA, d.ID, now); err != nil || n != 2 {
+		t.Fatalf("RetryDelivery(pending) = %d, %v; want 2 attempts", n, err)
+	}
+	mustJob(t, b, d.ID, 2, 2, 2, now)
+
+	ok := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliverySucceeded, Retries: 2,
+		Attempt: outbound.Attempt{Number: 3, Status: outbound.DeliverySucceeded, HTTPStatus: 200, AttemptedAt: now}}
+	if _, err := b.Store.RecordAttempt(ctx, ok); err != nil {
+		t.Fatalf("RecordAttempt: %v", err)
+	}
+	if _, err := b.Store.RetryDelivery(ctx, tenantA, d.ID, now); !errors.Is(err, outbound.ErrConflict) {
+		t.Fatalf("RetryDelivery(succeeded) = %v, want ErrConflict", err)
+	}
+	if got, err := b.Store.Delivery(ctx, tenantA, d.ID); err != nil || got.Status != outbound.DeliverySucceeded || len(got.Attempts) != 3 {
+		t.Fatalf("after a refused retry: %+v, %v; want succeeded, 3 attempts", got, err)
+	}
+}
+
+// testRetryDuringAttempt: an attempt that began before a retry and failed
+// keeps the delivery due when the retry made it due, in a round starting
+// after it; one that succeeded succeeds the delivery.
+func testRetryDuringAttempt(t *testing.T, b Backend) {
+	ctx := context.Background()
+	e := mustCreateEndpoint(t, b, newEndpoint(tenantA))
+	for _, tc := range []struct {
+		name    string
+		attempt outbound.AttemptRecord
+	}{
+		{"FailedWithMoreToCome", outbound.AttemptRecord{Status: outbound.DeliveryPending,
+			Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, HTTPStatus: 503}}},
+		{"FailedForGood", outbound.AttemptRecord{Status: outbound.DeliveryFailed,
+			Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, HTTPStatus: 503}}},
+		{"Succeeded", outbound.AttemptRecord{Status: outbound.DeliverySucceeded,
+			Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliverySucceeded, HTTPStatus: 200}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDelivery(tenantA, e.ID)
+			mustCreateDeliveries(t, b, d)
+			job, err := b.Store.Job(ctx, d.ID) // the attempt begins
+			if err != nil {
+				t.Fatalf("Job: %v", err)
+			}
+			retried := base.Add(time.Second)
+			if _, err := b.Store.RetryDelivery(ctx, tenantA, d.ID, retried); err != nil {
+				t.Fatalf("RetryDelivery: %v", err)
+			}
+			later := base.Add(time.Hour)
+			r := tc.attempt
+			r.DeliveryID, r.Retries, r.Attempt.AttemptedAt = d.ID, job.Retries, base.Add(2*time.Second)
+			if r.Status == outbound.DeliveryPending {
+				r.NextAttemptAt = &later
+			}
+			next, err := b.Store.RecordAttempt(ctx, r)
+			if err != nil {
+				t.Fatalf("RecordAttempt: %v", err)
+			}
+			if r.Attempt.Status == outbound.DeliverySucceeded {
+				if next != nil {
+					t.Fatalf("RecordAttempt = %v, want no next attempt", next)
+				}
+				if got, _ := b.Store.Delivery(ctx, tenantA, d.ID); got.Status != outbound.DeliverySucceeded {
+					t.Fatalf("status = %s, want succeeded", got.Status)
+				}
+				return
+			}
+			if next == nil || !next.Equal(retried) {
+				t.Fatalf("RecordAttempt = %v, want the retry's %v", next, retried)
+			}
+			mustJob(t, b, d.ID, 1, 1, 1, retried)
+			if _, err := b.Store.RecordAttempt(ctx, r); !errors.Is(err, outbound.ErrConflict) {
+				t.Fatalf("RecordAttempt again = %v, want ErrConflict", err)
+			}
+		})
+	}
+}
+
+// mustJob checks the delivery is pending, due at due, with attempts,
+// roundStart and retries as given.
+func mustJob(t *testing.T, b Backend, deliveryID string, attempts, roundStart, retries int, due time.Time) {
+	t.Helper()
+	job, err := b.Store.Job(context.Background(), deliveryID)
 	if err != nil {
 		t.Fatalf("Job: %v", err)
 	}
-	if job.Delivery.Status != outbound.DeliveryPending || job.Attempts != 1 || job.RoundStart != 1 ||
-		job.Delivery.NextAttemptAt == nil || !job.Delivery.NextAttemptAt.Equal(at) {
-		t.Fatalf("after restart: %+v", job)
+	if job.Delivery.Status != outbound.DeliveryPending || job.Attempts != attempts || job.RoundStart != roundStart ||
+		job.Retries != retries || job.Delivery.NextAttemptAt == nil || !job.Delivery.NextAttemptAt.Equal(due) {
+		t.Fatalf("Job = status %s, %d attempts, round start %d, %d retries, due %v; want pending, %d, %d, %d, due %v",
+			job.Delivery.Status, job.Attempts, job.RoundStart, job.Retries, job.Delivery.NextAttemptAt,
+			attempts, roundStart, retries, due)
 	}
 }
 
@@ -318,7 +411,7 @@ func testDelete(t *testing.T, b Backend) {
 	mustCreateDeliveries(t, b, d)
 	rec := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryFailed,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, AttemptedAt: base}}
-	if err := b.Store.RecordAttempt(ctx, rec); err != nil {
+	if _, err := b.Store.RecordAttempt(ctx, rec); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
 	}
 	if err := b.Store.DeleteEndpoint(ctx, tenantA, e.ID); err != nil {

@@ -1,12 +1,16 @@
 // Package riverqueue is outbound's durable delivery queue, on River
 // (https://riverqueue.com) in tenantkit's own database, Postgres or SQLite.
 //
-// Enqueue inserts one River job per delivery on the transaction the
-// context carries, so a delivery is scheduled exactly when the change that
-// caused it commits. Every replica runs a Queue (Start); each job is locked
-// by one worker of one replica while it runs, so an attempt happens on one
-// replica at a time. A worker makes one attempt (Attempter) and answers
-// River with what it says: done, or snooze until the next attempt is due.
+// Enqueue inserts one River job per attempt (a delivery's id and the
+// attempt's number) on the transaction the context carries, so an attempt
+// is scheduled exactly when the change that caused it commits. The jobs are
+// unique by delivery and number while waiting or running: enqueueing an
+// attempt that is already scheduled (a retry) makes it due at once instead
+// of adding a second. Every replica runs a Queue (Start); each job is
+// locked by one worker of one replica while it runs, so an attempt happens
+// on one replica at a time. A worker makes its attempt (Attempter), which
+// enqueues the next one, in the transaction that records it, when the
+// delivery stays pending; the job then completes.
 //
 // Delivery is at least once. A replica killed mid-attempt leaves its job
 // "running"; after Options.RescueAfter River's rescuer (on whichever
@@ -31,6 +35,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/internal/database"
@@ -49,12 +54,13 @@ const (
 // may use River for jobs of its own on the same tables.
 const queueName = "outbound"
 
-// Attempter makes one attempt of a delivery and records it: the queue's
-// view of outbound.Service. An error means the attempt could not be made
-// or recorded (the database is unreachable, say); the job is then retried
-// with River's backoff.
+// Attempter makes attempt number of a delivery, records it and enqueues
+// the next when one is due: the queue's view of outbound.Service. It
+// makes none when number is no longer the delivery's next. An error means
+// the attempt could not be made or recorded (the database is unreachable,
+// say); the job is then retried with River's backoff.
 type Attempter interface {
-	Attempt(ctx context.Context, deliveryID string) (outbound.Outcome, error)
+	AttemptNumber(ctx context.Context, deliveryID string, number int) (outbound.Outcome, error)
 }
 
 // Options tune a Queue. The zero value is a production setting.
@@ -161,35 +167,90 @@ func driver(db *bun.DB) riverdriver.Driver[*sql.Tx] {
 	return riversqlite.New(db.DB)
 }
 
-// Enqueue schedules an attempt of each delivery, due now, on the
-// transaction ctx carries (a savepoint's too: it shares its transaction's
-// *sql.Tx), or in a transaction of its own when ctx carries none.
-func (q *Queue) Enqueue(ctx context.Context, deliveryIDs ...string) error {
-	if len(deliveryIDs) == 0 {
-		return nil
+// Enqueue schedules each attempt on the transaction ctx carries (a
+// savepoint's too: it shares its transaction's *sql.Tx), or in a
+// transaction of its own when ctx carries none. An attempt whose job is
+// waiting already is not inserted again; when the new one is due now, the
+// waiting job is made due now (River's JobRetry). A running job is left
+// alone: the Attempter's recording sees the retry that asked for this.
+func (q *Queue) Enqueue(ctx context.Context, attempts ...outbound.Scheduled) error {
+	attempts, err := distinct(attempts)
+	if err != nil || len(attempts) == 0 {
+		return err
 	}
-	params := make([]river.InsertManyParams, len(deliveryIDs))
-	for i, id := range deliveryIDs {
-		if id == "" {
-			return errors.New("outbound/riverqueue: enqueue an empty delivery id")
+	now := time.Now()
+	params := make([]river.InsertManyParams, len(attempts))
+	for i, a := range attempts {
+		opts := insertOpts()
+		if a.At.After(now) {
+			opts.ScheduledAt = a.At
 		}
-		params[i] = river.InsertManyParams{Args: deliveryArgs{DeliveryID: id}}
+		params[i] = river.InsertManyParams{Args: deliveryArgs{DeliveryID: a.DeliveryID, Number: a.Number}, InsertOpts: &opts}
 	}
-	var err error
-	if tx, ok := database.Conn(ctx, q.db).(bun.Tx); ok {
+	tx, inTx := database.Conn(ctx, q.db).(bun.Tx)
+	if inTx {
 		// River runs on the *sql.Tx, where no hook sends what the
 		// transaction keeps (database.ExecLater): send it first.
 		if err := database.Flush(ctx); err != nil {
 			return err
 		}
-		_, err = q.client.InsertManyTx(ctx, tx.Tx, params)
+	}
+	var res []*rivertype.JobInsertResult
+	if inTx {
+		res, err = q.client.InsertManyTx(ctx, tx.Tx, params)
 	} else {
-		_, err = q.client.InsertMany(ctx, params)
+		res, err = q.client.InsertMany(ctx, params)
 	}
 	if err != nil {
-		return fmt.Errorf("outbound/riverqueue: enqueue %d deliveries: %w", len(deliveryIDs), database.Wrap(err))
+		return fmt.Errorf("outbound/riverqueue: enqueue %d attempts: %w", len(attempts), database.Wrap(err))
+	}
+	for i, r := range res {
+		if !r.UniqueSkippedAsDuplicate || attempts[i].At.After(now) || !waiting(r.Job.State) {
+			continue
+		}
+		if inTx {
+			_, err = q.client.JobRetryTx(ctx, tx.Tx, r.Job.ID)
+		} else {
+			_, err = q.client.JobRetry(ctx, r.Job.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("outbound/riverqueue: bring attempt %d of %s forward: %w", attempts[i].Number, attempts[i].DeliveryID, database.Wrap(err))
+		}
 	}
 	return nil
+}
+
+// distinct checks attempts and returns them without repeats (River
+// refuses a batch that holds a unique job twice), each at its earliest
+// time.
+func distinct(attempts []outbound.Scheduled) ([]outbound.Scheduled, error) {
+	type key struct {
+		id     string
+		number int
+	}
+	out := make([]outbound.Scheduled, 0, len(attempts))
+	seen := make(map[key]int, len(attempts))
+	for _, a := range attempts {
+		if a.DeliveryID == "" || a.Number < 1 {
+			return nil, fmt.Errorf("outbound/riverqueue: enqueue attempt %d of delivery %q", a.Number, a.DeliveryID)
+		}
+		k := key{a.DeliveryID, a.Number}
+		if i, ok := seen[k]; ok {
+			if a.At.Before(out[i].At) {
+				out[i].At = a.At
+			}
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// waiting reports whether a job in state st waits for its time (a
+// scheduled attempt, or one River retries after an error).
+func waiting(st rivertype.JobState) bool {
+	return st == rivertype.JobStateScheduled || st == rivertype.JobStateRetryable
 }
 
 // Start starts working deliveries on this replica, in the background,

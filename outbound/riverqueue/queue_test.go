@@ -21,6 +21,8 @@ import (
 type fake struct {
 	// outcome answers the n-th attempt (from 1) of a delivery; nil: Done.
 	outcome func(id string, n int) (outbound.Outcome, error)
+	// numbers are the attempt numbers the jobs asked for, per delivery.
+	numbers map[string][]int
 	// hold keeps each attempt busy this long, so that overlaps show.
 	hold time.Duration
 
@@ -32,11 +34,13 @@ type fake struct {
 }
 
 func newFake() *fake {
-	return &fake{inFlight: map[string]bool{}, attempts: map[string][]time.Time{}, changed: make(chan struct{}, 1)}
+	return &fake{inFlight: map[string]bool{}, attempts: map[string][]time.Time{}, numbers: map[string][]int{},
+		changed: make(chan struct{}, 1)}
 }
 
-func (f *fake) Attempt(ctx context.Context, id string) (outbound.Outcome, error) {
+func (f *fake) AttemptNumber(ctx context.Context, id string, number int) (outbound.Outcome, error) {
 	f.mu.Lock()
+	f.numbers[id] = append(f.numbers[id], number)
 	if f.inFlight[id] {
 		f.overlaps = append(f.overlaps, id)
 	}
@@ -133,6 +137,15 @@ func mustStart(t *testing.T, db *bun.DB, att riverqueue.Attempter, opts riverque
 	return q
 }
 
+// firsts are the first attempts of deliveries, due now.
+func firsts(ids ...string) []outbound.Scheduled {
+	as := make([]outbound.Scheduled, len(ids))
+	for i, id := range ids {
+		as[i] = outbound.Scheduled{DeliveryID: id, Number: 1}
+	}
+	return as
+}
+
 // job is River's row for a delivery.
 type job struct {
 	State   string
@@ -161,11 +174,11 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 		q := mustStart(t, db, f, testOptions(2))
 		boom := errors.New("boom")
 		enqueue := func(ids ...string) func(context.Context) error {
-			return func(ctx context.Context) error { return q.Enqueue(ctx, ids...) }
+			return func(ctx context.Context) error { return q.Enqueue(ctx, firsts(ids...)...) }
 		}
 
 		if err := database.RunInTx(ctx, db, func(ctx context.Context) error {
-			if err := q.Enqueue(ctx, "whd_rolledback"); err != nil {
+			if err := q.Enqueue(ctx, firsts("whd_rolledback")...); err != nil {
 				return err
 			}
 			return boom
@@ -181,7 +194,7 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 				return err
 			}
 			err := database.RunInTx(ctx, db, func(ctx context.Context) error {
-				if err := q.Enqueue(ctx, "whd_savepoint_undone"); err != nil {
+				if err := q.Enqueue(ctx, firsts("whd_savepoint_undone")...); err != nil {
 					return err
 				}
 				return boom
@@ -193,7 +206,7 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Enqueue(ctx, "whd_alone"); err != nil {
+		if err := q.Enqueue(ctx, firsts("whd_alone")...); err != nil {
 			t.Fatal(err)
 		}
 
@@ -218,16 +231,16 @@ func TestEnqueueJoinsTransaction(t *testing.T) {
 	})
 }
 
+// TestOutcome: a job completes whatever the Attempter's outcome (it
+// enqueues the next attempt itself); an error is retried by River.
 func TestOutcome(t *testing.T) {
 	each(t, func(t *testing.T, _ string, db *bun.DB) {
 		ctx := context.Background()
-		start := time.Now()
-		retryAt := start.Add(1500 * time.Millisecond)
 		f := newFake()
 		f.outcome = func(id string, n int) (outbound.Outcome, error) {
 			switch {
-			case id == "whd_retry" && n < 3:
-				return outbound.Outcome{RetryAt: retryAt.Add(time.Duration(n-1) * 500 * time.Millisecond)}, nil
+			case id == "whd_retry":
+				return outbound.Outcome{RetryAt: time.Now().Add(time.Hour)}, nil
 			case id == "whd_error" && n == 1:
 				return outbound.Outcome{}, errors.New("database unreachable")
 			}
@@ -238,35 +251,85 @@ func TestOutcome(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Enqueue(ctx, "whd_done", "whd_retry", "whd_error"); err != nil {
+		if err := q.Enqueue(ctx, firsts("whd_done", "whd_retry", "whd_error")...); err != nil {
 			t.Fatal(err)
 		}
 		f.waitFor(t, 30*time.Second, "every outcome played out", func() bool {
-			return len(f.times("whd_done")) == 1 && len(f.times("whd_retry")) == 3 && len(f.times("whd_error")) == 2
+			return len(f.times("whd_done")) == 1 && len(f.times("whd_retry")) == 1 && len(f.times("whd_error")) == 2
 		})
 		time.Sleep(500 * time.Millisecond) // time for a wrong extra attempt and for River to record the last ones
-
-		if got := f.times("whd_done"); len(got) != 1 {
-			t.Errorf("done: %d attempts, want 1", len(got))
-		}
-		got := f.times("whd_retry")
-		if len(got) != 3 {
-			t.Fatalf("retry: %d attempts, want 3", len(got))
-		}
-		for i, at := range got[1:] {
-			if due := retryAt.Add(time.Duration(i) * 500 * time.Millisecond); at.Before(due) {
-				t.Errorf("retry: attempt %d at +%s, before its RetryAt +%s", i+2, at.Sub(start), due.Sub(start))
+		for id, want := range map[string]int{"whd_done": 1, "whd_retry": 1, "whd_error": 2} {
+			if got := len(f.times(id)); got != want {
+				t.Errorf("%s: %d attempts, want %d", id, got, want)
 			}
 		}
-		if n := len(f.times("whd_error")); n != 2 {
-			t.Errorf("error: %d attempts, want 2 (River retries an error)", n)
-		}
-		// River counts errors as attempts, snoozes not.
+		// River counts errors as attempts.
 		for id, want := range map[string]job{"whd_done": {"completed", 1}, "whd_retry": {"completed", 1}, "whd_error": {"completed", 2}} {
 			f.waitFor(t, 5*time.Second, id+" recorded", func() bool {
 				jobs := jobsOf(t, db, id)
 				return len(jobs) == 1 && jobs[0] == want
 			})
+		}
+	})
+}
+
+// TestEnqueueBringsForward: enqueueing an attempt that is scheduled
+// already, due now (a retry), makes the waiting job due now instead of
+// adding one; enqueueing it while it runs adds nothing either; a later
+// attempt number is a job of its own.
+func TestEnqueueBringsForward(t *testing.T) {
+	each(t, func(t *testing.T, _ string, db *bun.DB) {
+		ctx := context.Background()
+		f := newFake()
+		f.hold = 500 * time.Millisecond
+		q := mustStart(t, db, f, testOptions(4))
+		later := outbound.Scheduled{DeliveryID: "whd_later", Number: 2, At: time.Now().Add(time.Hour)}
+		if err := database.RunInTx(ctx, db, func(ctx context.Context) error { return q.Enqueue(ctx, later) }); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if n := len(f.times("whd_later")); n != 0 {
+			t.Fatalf("%d attempts of a job due in an hour", n)
+		}
+		now := later
+		now.At = time.Now()
+		start := time.Now()
+		if err := database.RunInTx(ctx, db, func(ctx context.Context) error { return q.Enqueue(ctx, now) }); err != nil {
+			t.Fatal(err)
+		}
+		f.waitFor(t, 20*time.Second, "the attempt brought forward", func() bool { return len(f.times("whd_later")) == 1 })
+		// It runs (hold): enqueue it again, several times at once.
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := q.Enqueue(ctx, now); err != nil {
+					t.Errorf("Enqueue while running: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		time.Sleep(time.Second) // a wrong second job would have run by now
+		f.mu.Lock()
+		numbers, overlaps := f.numbers["whd_later"], len(f.overlaps)
+		f.mu.Unlock()
+		if len(numbers) != 1 || numbers[0] != 2 || overlaps != 0 {
+			t.Fatalf("attempts %v, %d overlapping; want one, of number 2, %s after it was brought forward", numbers, overlaps, time.Since(start))
+		}
+		if jobs := jobsOf(t, db, "whd_later"); len(jobs) != 1 || jobs[0] != (job{"completed", 1}) {
+			t.Fatalf("jobs %+v, want one, completed", jobs)
+		}
+		next := outbound.Scheduled{DeliveryID: "whd_later", Number: 3}
+		if err := q.Enqueue(ctx, next, next); err != nil {
+			t.Fatal(err)
+		}
+		f.waitFor(t, 20*time.Second, "attempt 3", func() bool { return len(f.times("whd_later")) == 2 })
+		if jobs := jobsOf(t, db, "whd_later"); len(jobs) != 2 {
+			t.Fatalf("jobs %+v, want two (one per attempt number)", jobs)
+		}
+		if err := q.Enqueue(ctx, outbound.Scheduled{DeliveryID: "whd_later"}); err == nil {
+			t.Fatal("Enqueue of attempt 0 succeeded")
 		}
 	})
 }
@@ -294,7 +357,7 @@ func TestOptions(t *testing.T) {
 // blocking is an Attempter whose attempts last until their context ends.
 type blocking struct{ started chan string }
 
-func (b blocking) Attempt(ctx context.Context, id string) (outbound.Outcome, error) {
+func (b blocking) AttemptNumber(ctx context.Context, id string, _ int) (outbound.Outcome, error) {
 	b.started <- id
 	<-ctx.Done()
 	return outbound.Outcome{}, ctx.Err()
@@ -315,7 +378,7 @@ func TestStopCancels(t *testing.T) {
 		if err := q.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Enqueue(context.Background(), "whd_interrupted"); err != nil {
+		if err := q.Enqueue(context.Background(), firsts("whd_interrupted")...); err != nil {
 			t.Fatal(err)
 		}
 		select {

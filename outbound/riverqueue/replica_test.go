@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 // returns: a replica frozen mid-delivery, until it is killed.
 type stuck struct{ mu sync.Mutex }
 
-func (s *stuck) Attempt(ctx context.Context, id string) (outbound.Outcome, error) {
+func (s *stuck) AttemptNumber(ctx context.Context, id string, _ int) (outbound.Outcome, error) {
 	s.mu.Lock()
 	fmt.Println("attempting", id)
 	s.mu.Unlock()
@@ -83,7 +83,7 @@ func TestReplicas(t *testing.T) {
 			ids[i] = fmt.Sprintf("whd_%04d", i)
 		}
 		for i := 0; i < n; i += 100 {
-			if err := database.RunInTx(ctx, db, func(ctx context.Context) error { return api.Enqueue(ctx, ids[i:i+100]...) }); err != nil {
+			if err := database.RunInTx(ctx, db, func(ctx context.Context) error { return api.Enqueue(ctx, firsts(ids[i:i+100]...)...) }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -119,9 +119,9 @@ type counting struct {
 	n *atomic.Int64
 }
 
-func (c counting) Attempt(ctx context.Context, id string) (outbound.Outcome, error) {
+func (c counting) AttemptNumber(ctx context.Context, id string, number int) (outbound.Outcome, error) {
 	c.n.Add(1)
-	return c.fake.Attempt(ctx, id)
+	return c.fake.AttemptNumber(ctx, id, number)
 }
 
 // TestRescue: a replica killed (SIGKILL) in the middle of an attempt
@@ -170,7 +170,7 @@ func TestRescue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Enqueue(ctx, "whd_rescued"); err != nil {
+		if err := q.Enqueue(ctx, firsts("whd_rescued")...); err != nil {
 			t.Fatal(err)
 		}
 		await("attempting whd_rescued")

@@ -3,22 +3,39 @@ package riverqueue
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
-// deliveryArgs are a delivery job's arguments: the delivery's id only;
-// everything else is read from the delivery when it is attempted.
+// deliveryArgs are an attempt job's arguments: the delivery's id and the
+// attempt's number; everything else is read from the delivery when it is
+// attempted. A job from before attempts were numbered has Number 0: its
+// attempt is the delivery's next, whichever.
 type deliveryArgs struct {
 	DeliveryID string `json:"delivery_id"`
+	Number     int    `json:"number,omitempty"`
 }
 
 // Kind names the job in River's tables.
 func (deliveryArgs) Kind() string { return "outbound_delivery" }
 
-// InsertOpts puts the jobs in the outbound queue.
-func (deliveryArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queueName} }
+// InsertOpts puts the jobs in the outbound queue, unique.
+func (deliveryArgs) InsertOpts() river.InsertOpts { return insertOpts() }
+
+// insertOpts put a job in the outbound queue, unique by its arguments
+// while it waits or runs: one job per attempt of a delivery, so that
+// enqueueing an attempt twice never makes two (River requires the states
+// available, pending, running and scheduled; retryable is a job waiting
+// after an error). A completed or discarded job does not count: a retry
+// after it enqueues the attempt anew.
+func insertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueName, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+			rivertype.JobStateRunning, rivertype.JobStateScheduled, rivertype.JobStateRetryable},
+	}}
+}
 
 // worker makes the attempt a job stands for.
 type worker struct {
@@ -26,25 +43,15 @@ type worker struct {
 	attempter Attempter
 }
 
-// Work makes one attempt, its context bounded by the client's JobTimeout,
-// and tells River what comes next:
-//
-//   - Done: the job completes.
-//   - RetryAt: the job snoozes until then. A snooze gives back the attempt
-//     River counted when it fetched the job, so the deliveries' own
-//     schedule (about three days) is never cut short by River's
-//     MaxAttempts (25), which counts only errors and rescues.
-//   - an error (the attempt could not be made or recorded): returned, so
-//     River retries the job with its backoff, attempt^4 seconds.
+// Work makes the job's attempt, its context bounded by the client's
+// JobTimeout. The job completes whatever the outcome: the Attempter
+// enqueues the next attempt, when one is due, in the transaction that
+// records this one. An error (the attempt could not be made or recorded)
+// is returned, so River retries the job with its backoff, attempt^4
+// seconds.
 func (w *worker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
-	out, err := w.attempter.Attempt(ctx, job.Args.DeliveryID)
-	switch {
-	case err != nil:
-		return fmt.Errorf("outbound/riverqueue: attempt %s: %w", job.Args.DeliveryID, err)
-	case out.Done:
-		return nil
-	case out.RetryAt.IsZero():
-		return fmt.Errorf("outbound/riverqueue: attempt %s: outcome is neither done nor due again", job.Args.DeliveryID)
+	if _, err := w.attempter.AttemptNumber(ctx, job.Args.DeliveryID, job.Args.Number); err != nil {
+		return fmt.Errorf("outbound/riverqueue: attempt %d of %s: %w", job.Args.Number, job.Args.DeliveryID, err)
 	}
-	return river.JobSnooze(max(time.Until(out.RetryAt), 0))
+	return nil
 }
