@@ -1,8 +1,9 @@
 package tenantkit
 
 import (
-	"context"
 	"fmt"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tenantkit/tenantkit/outbound"
 	"github.com/tenantkit/tenantkit/outbound/riverqueue"
@@ -16,6 +17,7 @@ type options struct {
 	webhookAllow []string
 	outbound     []outbound.Option
 	deliveries   riverqueue.Options
+	tracer       trace.TracerProvider
 }
 
 // WithSecretKey is the server key (outbound.KeyBytes = 32 bytes) that
@@ -54,14 +56,7 @@ func WithDeliveries(q riverqueue.Options) Option {
 	return func(o *options) { o.deliveries = q }
 }
 
-// deliveryAttempter makes the queue's attempts with the App's outbound
-// service, looked up at each attempt: the queue and the service each need
-// the other, so the queue is built first and the service after it.
-type deliveryAttempter struct{ app *App }
-
-func (d deliveryAttempter) AttemptNumber(ctx context.Context, deliveryID string, number int) (outbound.Outcome, error) {
-	if d.app.Outbound == nil {
-		return outbound.Outcome{}, fmt.Errorf("tenantkit: no outbound service to attempt delivery %s", deliveryID)
-	}
-	return d.app.Outbound.AttemptNumber(ctx, deliveryID, number)
+// errNoOutbound is the attempt's error of an App without an outbound service.
+func errNoOutbound(deliveryID string) error {
+	return fmt.Errorf("tenantkit: no outbound service to attempt delivery %s", deliveryID)
 }

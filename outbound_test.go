@@ -46,7 +46,7 @@ func TestDeliveryRetriedUntilSuccess(t *testing.T) {
 			tenantkit.WithSecretKey([]byte(strings.Repeat("s", outbound.KeyBytes))),
 			tenantkit.WithWebhookAllow("127.0.0.1"),
 			tenantkit.WithOutbound(outbound.WithSchedule(20*time.Millisecond, 40*time.Millisecond, 80*time.Millisecond)),
-			tenantkit.WithDeliveries(riverqueue.Options{Workers: 2, FetchPoll: 50 * time.Millisecond}))
+			tenantkit.WithDeliveries(riverqueue.Options{Workers: 2, FetchPoll: 50 * time.Millisecond, DB: dbtest.RiverDB(t, db)}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestFailingEndpointDisabledAndTenantNotified(t *testing.T) {
 			tenantkit.WithSecretKey([]byte(strings.Repeat("s", outbound.KeyBytes))),
 			tenantkit.WithWebhookAllow("127.0.0.1"),
 			tenantkit.WithOutbound(outbound.WithSchedule(retries...), outbound.WithDisableAfter(window)),
-			tenantkit.WithDeliveries(riverqueue.Options{Workers: 2, FetchPoll: 50 * time.Millisecond}))
+			tenantkit.WithDeliveries(riverqueue.Options{Workers: 2, FetchPoll: 50 * time.Millisecond, DB: dbtest.RiverDB(t, db)}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tenantkit/tenantkit/billing"
 	billingstore "github.com/tenantkit/tenantkit/billing/bunstore"
@@ -108,6 +109,7 @@ type App struct {
 
 	db          *bun.DB
 	idempotency *idempotency.Store
+	tracer      trace.TracerProvider
 }
 
 // New builds every service on db, with the plans of cat. Apply Migrate to
@@ -145,8 +147,9 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 		EventRetention: DefaultEventRetention,
 		db:             db,
 		idempotency:    idempotency.New(db),
+		tracer:         o.tracerProvider(),
 	}
-	q, err := riverqueue.New(db, deliveryAttempter{a}, o.deliveries)
+	q, err := riverqueue.New(db, deliveryAttempter{app: a, tracer: o.tracerProvider().Tracer(tracerName)}, o.deliveries)
 	if err != nil {
 		return nil, fmt.Errorf("tenantkit: %w", err)
 	}
@@ -207,6 +210,7 @@ func (a *App) HTTPConfig() httpapi.Config {
 		Idempotency:   a.idempotency,
 		Ready:         a.Ready,
 		Sessions:      a.Tenancy.Sessions,
+		Tracer:        a.tracer,
 	}
 }
 

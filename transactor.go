@@ -51,13 +51,3 @@ func (t Transactor) JoinTx(ctx context.Context, fn func(ctx context.Context) err
 func Conn(ctx context.Context, db bun.IDB) bun.IDB {
 	return database.Conn(ctx, db)
 }
-
-// Flush sends the writes tenantkit's stores keep in the transaction ctx
-// carries to send with its next statement (an inserted row rides in the
-// same round trip as its event; internal/database/later.go). A query made
-// through Bun on Conn(ctx, db), and the commit, send them first anyway;
-// call Flush before running statements on the transaction's *sql.Tx
-// below Bun, as tenantkit does before River inserts its jobs there.
-func Flush(ctx context.Context) error {
-	return database.Flush(ctx)
-}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/internal/database"
 )
 
 // TestCurrenciesOnDatabase creates invoices in currencies of ISO 4217 list
@@ -49,7 +50,7 @@ func TestInvoiceInRetiredCurrencyOnDatabase(t *testing.T) {
 		ctx := context.Background()
 		a := e.mustTenant(t, "acme", nil)
 		inv := mustCreate(t, e.svc, a, withTotal(12500))
-		if _, err := e.db.NewUpdate().Table("invoices").Set("currency = ?", "HRK").Where("id = ?", inv.ID).Exec(ctx); err != nil {
+		if _, err := database.ForTenant(e.db.NewUpdate().Table("invoices"), a).Set("currency = ?", "HRK").Where("id = ?", inv.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 
@@ -77,7 +78,7 @@ func TestInvoiceInRetiredCurrencyOnDatabase(t *testing.T) {
 		draft := withTotal(700)
 		draft.Status = "draft"
 		d := mustCreate(t, e.svc, a, draft)
-		if _, err := e.db.NewUpdate().Table("invoices").Set("currency = ?", "HRK").Where("id = ?", d.ID).Exec(ctx); err != nil {
+		if _, err := database.ForTenant(e.db.NewUpdate().Table("invoices"), a).Set("currency = ?", "HRK").Where("id = ?", d.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if open, err := e.svc.Finalize(ctx, a, d.ID); err != nil || open.Currency != "HRK" || open.Total != 700 {

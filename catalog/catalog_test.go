@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -30,10 +29,6 @@ func TestCatalog_Plan(t *testing.T) {
 			}
 			if ok && p.ID != tc.id {
 				t.Errorf("Plan(%q).ID = %q", tc.id, p.ID)
-			}
-			shared, ok := c.PlanShared(tc.id)
-			if ok != tc.wantOK || !reflect.DeepEqual(shared, p) {
-				t.Errorf("PlanShared(%q) = %+v, %v; want Plan's %+v, %v", tc.id, shared, ok, p, tc.wantOK)
 			}
 		})
 	}

@@ -38,6 +38,8 @@ func (a *API) chain(ep endpoint) http.Handler {
 	var h http.Handler = handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		f := logFieldsFrom(r.Context())
 		f.route, f.metrics = template, instruments
+		nameSpan(r.Context(), ep.method, ep.path)
+		defer tagSpan(r.Context(), f, RequestIDFrom(r.Context()))
 		if err := limit.check(r); err != nil {
 			return err
 		}

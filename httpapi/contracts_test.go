@@ -14,6 +14,7 @@ import (
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
 	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
@@ -292,7 +293,8 @@ func TestInvoicePreview(t *testing.T) {
 				t.Fatalf("invoice limit after previews: %s, want growth's 1000", got)
 			}
 			for _, table := range []string{"contract_requests", "contract_add_ons"} {
-				n, err := e.db.NewSelect().TableExpr(table).Count(context.Background())
+				var n int
+				err := database.AcrossTenants(e.db.NewSelect().TableExpr(table).ColumnExpr("count(*)")).Scan(context.Background(), &n)
 				if err != nil || n != 0 {
 					t.Fatalf("rows in %s after previews: %d, %v", table, n, err)
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -91,7 +92,7 @@ func TestInvoiceCurrencyRefused(t *testing.T) {
 func TestInvoiceInRetiredCurrency(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		id := e.mustCreateInvoice(t, 12500)
-		if _, err := e.db.NewUpdate().Table("invoices").Set("currency = ?", "HRK").Where("id = ?", id).
+		if _, err := database.ForTenant(e.db.NewUpdate().Table("invoices").Set("currency = ?", "HRK"), e.acme.ID).Where("id = ?", id).
 			Exec(context.Background()); err != nil {
 			t.Fatal(err)
 		}

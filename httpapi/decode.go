@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/tenantkit/tenantkit/tenancy/field"
@@ -256,157 +255,73 @@ func jsonPathOf(body []byte, keys bool, stop func(end int64) bool) (path string,
 // decodes; the API's field names are exact, as in any other JSON API, and
 // a key that is not one is an unknown field. body must have decoded into
 // a value of type t.
-//
-// It walks body with keyWalker rather than json.Decoder.Token, which
-// allocated for every token: that was 6.9 % of the server's CPU on POST
-// invoices (bench --quick --profile, create invoice). On a create-invoice
-// body the walk takes 2.1 µs and allocates nothing; the tokens took
-// 36.8 µs and 222 allocations (BenchmarkInexactKey). FuzzInexactKey holds
-// the walk to the tokens' answers.
 func inexactKey(body []byte, t reflect.Type) string {
-	w := keyWalker{b: body}
-	path, _ := w.value(t)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	path, _ := inexactKeyIn(dec, t, "")
 	return path
 }
 
 // unmarshalerType is what types decoding themselves implement.
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// keyWalker reads a JSON text that encoding/json has already accepted —
-// so it checks nothing of the syntax — and looks at its object keys.
-type keyWalker struct {
-	b []byte
-	i int
-}
-
-// value reads one value of type t (nil: not ours to check) and returns
-// the path, relative to it, of the first key in it that is not one of
-// its struct's exact field names; found reports whether there is one.
-func (w *keyWalker) value(t reflect.Type) (path string, found bool) {
+// inexactKeyIn reads one value from dec, of type t (nil: not ours to
+// check), whose path is path, and returns the path of the first key in it
+// that is not one of its struct's exact field names.
+func inexactKeyIn(dec *json.Decoder, t reflect.Type, path string) (string, error) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t != nil && reflect.PointerTo(t).Implements(unmarshalerType) {
-		t = nil // decodes itself: skip the value
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
 	}
-	w.space()
-	switch w.b[w.i] {
-	case '{':
-		return w.object(t)
-	case '[':
-		return w.array(t)
-	case '"':
-		w.string()
-	default: // a number, true, false or null
-		for w.i < len(w.b) && !strings.ContainsRune(",]} \t\r\n", rune(w.b[w.i])) {
-			w.i++
-		}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return "", nil // a scalar
 	}
-	return "", false
-}
-
-func (w *keyWalker) object(t reflect.Type) (string, bool) {
+	if t == nil || reflect.PointerTo(t).Implements(unmarshalerType) {
+		t = nil // decodes itself, or not ours to check: skip the value
+	}
 	var fields map[string]reflect.Type
-	if t != nil && t.Kind() == reflect.Struct {
-		fields = fieldsOf(t)
+	if t != nil && t.Kind() == reflect.Struct && d == '{' {
+		fields = jsonFields(t, nil)
 	}
-	w.i++ // {
-	for {
-		w.space()
-		if w.b[w.i] == '}' {
-			w.i++
-			return "", false
-		}
-		key := w.string()
-		w.space()
-		w.i++ // :
-		var elem reflect.Type
+	for i := 0; dec.More(); i++ {
+		elem, elemPath := reflect.Type(nil), path
 		switch {
-		case fields != nil:
-			ft, ok := fields[string(key)]
-			if !ok {
-				return string(key), true
+		case d == '[':
+			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+				elem = t.Elem()
 			}
-			elem = ft
-		case t != nil && t.Kind() == reflect.Map:
-			elem = t.Elem()
-		}
-		if sub, found := w.value(elem); found {
-			if sub[0] == '[' {
-				return string(key) + sub, true
+			elemPath = path + "[" + strconv.Itoa(i) + "]"
+		default:
+			tok, err := dec.Token()
+			if err != nil {
+				return "", err
 			}
-			return string(key) + "." + sub, true
-		}
-		w.space()
-		if w.b[w.i] == ',' {
-			w.i++
-		}
-	}
-}
-
-func (w *keyWalker) array(t reflect.Type) (string, bool) {
-	var elem reflect.Type
-	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-		elem = t.Elem()
-	}
-	w.i++ // [
-	for n := 0; ; n++ {
-		w.space()
-		if w.b[w.i] == ']' {
-			w.i++
-			return "", false
-		}
-		if sub, found := w.value(elem); found {
-			if sub[0] != '[' {
-				sub = "." + sub
+			key, _ := tok.(string)
+			if path != "" {
+				elemPath = path + "." + key
+			} else {
+				elemPath = key
 			}
-			return "[" + strconv.Itoa(n) + "]" + sub, true
+			switch {
+			case fields != nil:
+				ft, ok := fields[key]
+				if !ok {
+					return elemPath, nil
+				}
+				elem = ft
+			case t != nil && t.Kind() == reflect.Map:
+				elem = t.Elem()
+			}
 		}
-		w.space()
-		if w.b[w.i] == ',' {
-			w.i++
-		}
-	}
-}
-
-// string reads a string and returns its value (in body when it has no
-// escapes: a key is looked up without being copied).
-func (w *keyWalker) string() []byte {
-	start, escaped := w.i, false
-	for w.i++; w.b[w.i] != '"'; w.i++ {
-		if w.b[w.i] == '\\' {
-			w.i++
-			escaped = true
+		if found, err := inexactKeyIn(dec, elem, elemPath); found != "" || err != nil {
+			return found, err
 		}
 	}
-	w.i++
-	raw := w.b[start:w.i]
-	if !escaped {
-		return raw[1 : len(raw)-1]
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return []byte(s)
-}
-
-func (w *keyWalker) space() {
-	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\r' || w.b[w.i] == '\n') {
-		w.i++
-	}
-}
-
-// fieldCache holds fieldsOf's answers: reflect.Type → map[string]reflect.Type.
-var fieldCache sync.Map
-
-// fieldsOf returns jsonFields(t, nil), made once per type: building it on
-// every object of every body was 1.7 % of the server's CPU on POST
-// invoices (bench --profile, create invoice). The map is only read.
-func fieldsOf(t reflect.Type) map[string]reflect.Type {
-	if m, ok := fieldCache.Load(t); ok {
-		return m.(map[string]reflect.Type)
-	}
-	m, _ := fieldCache.LoadOrStore(t, jsonFields(t, nil))
-	return m.(map[string]reflect.Type)
+	_, err = dec.Token() // the closing delimiter
+	return "", err
 }
 
 // jsonFields adds to m (made when nil) the JSON names of t's fields, with
@@ -539,10 +454,8 @@ func (l bodyLimit) check(r *http.Request) error {
 }
 
 // capBody caps r's body in place. Handlers must not modify the request
-// they were given, so r is a copy of the caller's own: chain caps the copy
-// it makes anyway to carry the request's context. A copy of its own here
-// would cost every request with a body another 320-byte allocation (an
-// http.Request is 304 bytes).
+// they were given, so r must be the caller's own copy (chain's, which
+// carries the request's context).
 func (l bodyLimit) capBody(w http.ResponseWriter, r *http.Request) {
 	if l.applies(r) {
 		r.Body = http.MaxBytesReader(w, r.Body, int64(l))
@@ -582,5 +495,5 @@ func decodeOptionalJSON(r *http.Request, dst any) error {
 	if err := checkJSONContentType(r); err != nil {
 		return err
 	}
-	return decodeJSONBody(body, dst) // read once: it was read a second time until 2026-11-28
+	return decodeJSONBody(body, dst)
 }

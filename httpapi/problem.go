@@ -2,15 +2,14 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
-	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/internal/fault"
@@ -345,8 +344,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p *Problem) {
 		out.Title = http.StatusText(out.Status)
 	}
 	out.Errors = fieldSentences(out.Errors)
-	// "Www-Authenticate" is net/http's canonical form of WWW-Authenticate,
-	// what goes on the wire; other spellings cost an allocation each.
+	// "Www-Authenticate" is net/http's canonical form of WWW-Authenticate.
 	if out.Status == http.StatusUnauthorized && w.Header().Get("Www-Authenticate") == "" {
 		w.Header().Set("Www-Authenticate", "Bearer")
 	}
@@ -385,63 +383,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeBody encodes v and writes it with the given status and content type.
 // HTML escaping is off: the body is served as JSON, never embedded in HTML,
-// and clients should see "<" rather than "\u003c". It encodes with
-// github.com/segmentio/encoding/json, which writes the bytes encoding/json
-// writes (TestWriteBodyWritesWhatEncodingJSONWrites) in 40 % of the
-// time: a page of 20 invoices in 7.2 µs and 21 allocations where
-// encoding/json takes 18.3 µs and 87 (BenchmarkWriteBody); encoding was 9.5 %
-// of the server's CPU on that page (bench --profile, list invoices). The
-// one difference: a json.RawMessage is checked and written as it is,
-// where encoding/json compacts it; the answers that carry one hold
-// compact JSON.
-//
-// It replaced github.com/goccy/go-json (11 µs and 42 allocations), whose
-// encoder runs in one function with a 9 KiB stack frame: every request
-// that encoded JSON grew its goroutine's stack from 16 to 32 KiB, and
-// the connection's goroutine kept it after the request (docs/operations.md,
-// Memory).
+// and clients should see "<" rather than "\u003c".
 func writeBody(w http.ResponseWriter, status int, contentType string, v any) {
-	out := bodyPool.Get().(*bodyWriter)
-	if err := out.enc.Encode(v); err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic(fmt.Errorf("httpapi: encode %T response: %w", v, err))
 	}
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Del("Content-Length") // a stale length set by earlier code would truncate the body
 	w.WriteHeader(status)
-	_, _ = w.Write(out.buf.Bytes()) // the client went away; nothing left to tell it
-	out.release()
-}
-
-// bodyWriter is writeBody's buffer and encoder, kept in bodyPool for the
-// next response: making them per response, and growing the buffer to the
-// body's size, took two allocations of every JSON answer (BenchmarkEdge:
-// allocs/op 35 → 33, B/op 3473 → 3105). Write never keeps the bytes it is
-// given (io.Writer), so the buffer is free again once it returns.
-type bodyWriter struct {
-	buf bytes.Buffer
-	enc *segjson.Encoder
-}
-
-// bodyPool holds idle bodyWriters: a cache of empty buffers, not state.
-var bodyPool = sync.Pool{New: func() any {
-	b := new(bodyWriter)
-	b.enc = segjson.NewEncoder(&b.buf)
-	b.enc.SetEscapeHTML(false)
-	return b
-}}
-
-// maxPooledBody bounds the buffers bodyPool keeps, so that one large
-// answer (a page of invoices with many lines) does not pin its memory.
-const maxPooledBody = 64 << 10
-
-// release empties b and returns it to bodyPool, unless it grew too large.
-func (b *bodyWriter) release() {
-	if b.buf.Cap() > maxPooledBody {
-		return
-	}
-	b.buf.Reset()
-	bodyPool.Put(b)
+	_, _ = w.Write(buf.Bytes()) // the client went away; nothing left to tell it
 }
 
 // handlerFunc is an http.Handler written as a function that returns its

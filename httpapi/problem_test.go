@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -346,92 +345,3 @@ func TestHandlerFunc(t *testing.T) {
 		})
 	}
 }
-
-// TestWriteBodyWritesWhatEncodingJSONWrites: responses are encoded with
-// github.com/segmentio/encoding/json for speed (writeBody); every body must be the
-// bytes encoding/json's Encoder (HTML escaping off) writes for the value.
-func TestWriteBodyWritesWhatEncodingJSONWrites(t *testing.T) {
-	at := time.Date(2026, 11, 27, 9, 30, 0, 123456000, time.UTC)
-	inv := billing.Invoice{ID: "inv_1", TenantID: "ten_1", Status: billing.StatusOpen, Currency: "BHD",
-		Customer:  billing.Customer{Name: `Ada "<Lovelace>" & Co`, Email: "ada@example.com"},
-		LineItems: []billing.LineItem{{Description: "Line\u2028separator \u00e9\U0001F600\t\x01", Quantity: 3, UnitAmount: 1999, TaxRateBps: 825, Amount: 5997}},
-		Total:     6492, Metadata: map[string]string{"z": "last", "a": "first", "<k>": "&"}, CreatedAt: at}
-	tests := []struct {
-		name string
-		v    any
-	}{
-		{"Invoice", inv},
-		{"Page", map[string]any{"data": []billing.Invoice{inv, inv}, "has_more": true, "next_cursor": nil}},
-		// A RawMessage is written as it is, not compacted as
-		// encoding/json does: answers carry compact ones.
-		{"RawJSON", map[string]any{"data": json.RawMessage(`{"a":[1,2.50,"x<y"]}`)}},
-		{"Numbers", []any{0, -1, int64(1) << 62, 1.5, 1e21, 1e-7, 5e-324, uint8(7)}},
-		{"Empty", []string{}},
-		{"Nil", nil},
-		{"Pointers", struct {
-			A *string `json:"a"`
-			B *int    `json:"b,omitempty"`
-			C []byte  `json:"c"`
-		}{C: []byte("bytes")}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var want bytes.Buffer
-			enc := json.NewEncoder(&want)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(tt.v); err != nil {
-				t.Fatal(err)
-			}
-			rec := httptest.NewRecorder()
-			writeBody(rec, http.StatusOK, "application/json", tt.v)
-			if got := rec.Body.String(); got != want.String() {
-				t.Fatalf("writeBody wrote\n%s\nencoding/json writes\n%s", got, want.String())
-			}
-		})
-	}
-}
-
-// BenchmarkWriteBody encodes a page of 20 invoices with writeBody and,
-// beside it, with encoding/json: the figures writeBody's doc quotes.
-//
-//	go test -run '^$' -bench WriteBody -benchmem ./httpapi/
-func BenchmarkWriteBody(b *testing.B) {
-	inv := billing.Invoice{ID: "inv_01m8g8thnyj3mfa8cne4cgdn1y", TenantID: "ten_01m8g8thnk3211jzqx2kpbrnyy", Number: "INV-000042",
-		Status: billing.StatusOpen, Currency: "USD", Customer: billing.Customer{Name: "Customer 12 GmbH", Email: "ap@customer12.example"},
-		LineItems: []billing.LineItem{
-			{Description: "Consulting hours", Quantity: 3, UnitAmount: 15000, TaxRateBps: 825, Amount: 45000},
-			{Description: "Hosting (monthly)", Quantity: 1, UnitAmount: 4999, TaxRateBps: 825, Amount: 4999},
-		},
-		Total: 54124, Metadata: map[string]string{"po": "PO-1234"}, CreatedAt: time.Date(2026, 11, 27, 9, 30, 0, 0, time.UTC)}
-	invs := make([]billing.Invoice, 20)
-	for i := range invs {
-		invs[i] = inv
-	}
-	page := map[string]any{"data": invs, "has_more": true, "next_cursor": "c_abc"}
-	b.Run("writeBody", func(b *testing.B) {
-		b.ReportAllocs()
-		w := discard{header: http.Header{}}
-		for b.Loop() {
-			writeBody(w, http.StatusOK, "application/json", page)
-		}
-	})
-	b.Run("encoding/json", func(b *testing.B) {
-		b.ReportAllocs()
-		var buf bytes.Buffer
-		for b.Loop() {
-			buf.Reset()
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(page); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
-// discard is a ResponseWriter that keeps nothing.
-type discard struct{ header http.Header }
-
-func (d discard) Header() http.Header         { return d.header }
-func (d discard) Write(p []byte) (int, error) { return len(p), nil }
-func (d discard) WriteHeader(int)             {}

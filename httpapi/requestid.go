@@ -9,9 +9,7 @@ import (
 )
 
 // requestIDHeader carries the request id in both directions ("X-Request-ID"
-// in the docs). It is spelt in net/http's canonical form, which is what goes
-// on the wire whatever the spelling: Header.Get and Set canonicalise any
-// other with an allocation each, on every request (TestHeaderKeysAreCanonical).
+// in the docs), spelt as net/http's Header keys it.
 const requestIDHeader = "X-Request-Id"
 
 // maxRequestIDLen bounds a client-supplied id: it is echoed in headers, logs

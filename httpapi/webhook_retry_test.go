@@ -14,6 +14,7 @@ import (
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/outbound"
 	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 )
@@ -107,7 +108,7 @@ func startDeliveryWorker(t *testing.T, e *env) {
 		tenantkit.WithSecretKey([]byte(strings.Repeat("k", 32))), tenantkit.WithWebhookAllow("127.0.0.1"),
 		tenantkit.WithOutbound(outbound.WithSchedule(time.Hour, time.Hour), outbound.WithoutJitter()),
 		tenantkit.WithDeliveries(riverqueue.Options{Workers: 4, FetchPoll: 50 * time.Millisecond,
-			JobTimeout: 20 * time.Second, RescueAfter: time.Minute}))
+			JobTimeout: 20 * time.Second, RescueAfter: time.Minute, DB: dbtest.RiverDB(t, e.db)}))
 	if err != nil {
 		t.Fatalf("tenantkit.New: %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	billingstore "github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
@@ -169,7 +170,8 @@ func (e *env) paymentNotifications(t *testing.T, invoiceID string) int {
 // inboxSize is how many events the inbox holds.
 func inboxSize(t *testing.T, db *bun.DB) int64 {
 	t.Helper()
-	n, err := db.NewSelect().TableExpr("webhook_events").Count(context.Background())
+	var n int64
+	err := database.AcrossTenants(db.NewSelect().TableExpr("webhook_events").ColumnExpr("count(*)")).Scan(context.Background(), &n)
 	if err != nil {
 		t.Fatalf("count webhook events: %v", err)
 	}

@@ -7,11 +7,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
-var _ event.KnownSubscriber = (*Service)(nil)
+var _ event.Subscriber = (*Service)(nil)
 
 // payload is the body of every delivery, as Standard Webhooks writes it.
 type payload struct {
@@ -34,19 +33,6 @@ func encodePayload(typ string, at time.Time, data any) ([]byte, error) {
 // Matches reports whether e's filter takes events of type typ.
 func (e Endpoint) Matches(typ string) bool {
 	return len(e.EventTypes) == 0 || slices.Contains(e.EventTypes, typ)
-}
-
-// Subscribed implements event.KnownSubscriber: the platform's own events
-// (no tenant) concern no endpoint, and a tenant's concern it when the
-// entitlement state the request read (tenancy.WithState) counted an
-// enabled endpoint of that tenant. known is false for a change made
-// without that state (the payment provider's webhook, the scheduler, the
-// operator API), whose event's insert then asks.
-func (s *Service) Subscribed(ctx context.Context, tenantID string) (subscribed, known bool) {
-	if tenantID == "" {
-		return false, true
-	}
-	return tenancy.WebhookEndpoints(ctx, tenantID)
 }
 
 // Dispatch fans e out to its tenant's enabled endpoints whose filter

@@ -502,7 +502,7 @@ func TestSecretNeverShown(t *testing.T) {
 			t.Fatalf("%d events, want created, secret_rotated, updated", len(events))
 		}
 		var stored []string
-		if err := db.NewSelect().Table("webhook_endpoints").Column("secret").Scan(ctx, &stored); err != nil {
+		if err := database.AcrossTenants(db.NewSelect()).Table("webhook_endpoints").Column("secret").Scan(ctx, &stored); err != nil {
 			t.Fatalf("read stored secrets: %v", err)
 		}
 		shown, _ := json.Marshal([]any{got, list, events, stored})
@@ -644,35 +644,4 @@ func TestMaxEndpointsUnderConcurrency(t *testing.T) {
 		// Another tenant is not affected.
 		f.mustCreate(t, tenantB, rc.URL)
 	})
-}
-
-// TestSubscribedFromRequestState: the Service answers the event log from
-// the tenant state a request carries (tenancy.WithState), only for that
-// tenant; without it the event's insert must ask, and the platform's own
-// events concern no endpoint.
-func TestSubscribedFromRequestState(t *testing.T) {
-	var s outbound.Service
-	withState := func(tenantID string, endpoints int) context.Context {
-		return tenancy.WithState(context.Background(), tenancy.EntitlementState{TenantID: tenantID, WebhookEndpoints: endpoints})
-	}
-	tests := []struct {
-		name                  string
-		ctx                   context.Context
-		tenant                string
-		wantSubscribed, known bool
-	}{
-		{"PlatformEvent", context.Background(), "", false, true},
-		{"NoState", context.Background(), "ten_1", false, false},
-		{"StateWithEndpoints", withState("ten_1", 2), "ten_1", true, true},
-		{"StateWithout", withState("ten_1", 0), "ten_1", false, true},
-		{"AnotherTenantsState", withState("ten_2", 2), "ten_1", false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, known := s.Subscribed(tt.ctx, tt.tenant)
-			if got != tt.wantSubscribed || known != tt.known {
-				t.Fatalf("Subscribed = %v, %v; want %v, %v", got, known, tt.wantSubscribed, tt.known)
-			}
-		})
-	}
 }

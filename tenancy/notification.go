@@ -1,13 +1,13 @@
 package tenancy
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
 	"unicode/utf8"
-
-	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/tenantkit/tenantkit/internal/id"
 )
@@ -199,19 +199,16 @@ func encodeData(data map[string]any) ([]byte, error) {
 	if data == nil {
 		return []byte("{}"), nil
 	}
-	return segjson.Marshal(data) // as encoding/json would, faster: decodeData
+	return json.Marshal(data)
 }
 
 // decodeData decodes stored notification data, keeping numbers as
 // json.Number so that large integers keep every digit.
-//
-// Both encodeData and decodeData use github.com/segmentio/encoding/json,
-// whose bytes and values are encoding/json's, faster (httpapi.writeBody
-// says why that library): with encoding/json the pair was 4.9 % of the
-// server's CPU on a webhook ingest (bench --profile).
 func decodeData(b []byte) (map[string]any, error) {
 	var data map[string]any
-	if _, err := segjson.Parse(b, &data, segjson.UseNumber); err != nil { // b is encodeData's: one value
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&data); err != nil {
 		return nil, err
 	}
 	if data == nil {

@@ -36,8 +36,6 @@ type EntitlementState struct {
 	Member *Membership
 	// WebhookEndpoints is how many enabled webhook endpoints the tenant
 	// has (package outbound's, which its store counts on the tenant row).
-	// The event log reads it from the request's state (WebhookEndpoints)
-	// instead of asking again when it records the request's events.
 	WebhookEndpoints int
 }
 
@@ -88,16 +86,6 @@ func stateFrom(ctx context.Context, tenantID, period string) (EntitlementState, 
 	return st, true
 }
 
-// WebhookEndpoints reports whether tenantID has an enabled webhook
-// endpoint, as the state ctx carries (WithState) read it at the start of
-// the request; known is false when ctx carries no state of tenantID. An
-// endpoint enabled while the request runs gets the events of requests
-// that start after it.
-func WebhookEndpoints(ctx context.Context, tenantID string) (has, known bool) {
-	st, ok := stateFrom(ctx, tenantID, "")
-	return ok && st.WebhookEndpoints > 0, ok
-}
-
 // State returns the tenant's entitlement state, with its usage of period
 // ("2006-01", see Period) and its member count when period is set: the
 // one ctx carries (WithState) when it will do, else one read of the store.
@@ -120,7 +108,7 @@ func (s *Entitlements) state(ctx context.Context, tenantID, period string) (Enti
 	if err != nil {
 		return EntitlementState{}, catalog.Plan{}, err
 	}
-	plan, ok := s.catalog.PlanShared(st.PlanID) // read only, by the callers of state
+	plan, ok := s.catalog.Plan(st.PlanID)
 	if !ok {
 		return EntitlementState{}, catalog.Plan{}, fmt.Errorf("tenancy: tenant %s is on plan %q, which the catalog lacks", tenantID, st.PlanID)
 	}

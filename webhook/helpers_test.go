@@ -10,6 +10,7 @@ import (
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/webhook"
@@ -96,7 +97,11 @@ func (e *dbEnv) notifications(tb testing.TB) []tenancy.Notification {
 // eventCount is how many events the inbox holds.
 func (e *dbEnv) eventCount(tb testing.TB) int64 {
 	tb.Helper()
-	n, err := e.db.NewSelect().TableExpr("webhook_events").Count(context.Background())
+	// Scan, not Count: Bun's Count drops the query's comment, and with it
+	// AcrossTenants' mark.
+	var n int64
+	err := database.AcrossTenants(e.db.NewSelect()).TableExpr("webhook_events").ColumnExpr("count(*)").
+		Scan(context.Background(), &n)
 	if err != nil {
 		tb.Fatalf("count events: %v", err)
 	}

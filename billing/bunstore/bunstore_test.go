@@ -12,6 +12,7 @@ import (
 	"github.com/tenantkit/tenantkit/billing/billingtest"
 	"github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
 	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
@@ -24,7 +25,7 @@ func TestBunStore(t *testing.T) {
 		// One database per dialect; each case starts from empty tables.
 		empty := func(t *testing.T) *bunstore.Store {
 			for _, table := range []string{"invoice_payments", "invoices", "invoice_sequences"} {
-				if _, err := db.NewDelete().TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
+				if _, err := database.AcrossTenants(db.NewDelete()).TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
 					t.Fatalf("empty %s: %v", table, err)
 				}
 			}
@@ -45,7 +46,7 @@ func TestBunStoreDunning(t *testing.T) {
 		billingtest.RunDunning(t, func(t *testing.T) billingtest.DunningStores {
 			// Deleting the invoices deletes their steps (ON DELETE CASCADE).
 			for _, table := range []string{"invoices", "invoice_sequences"} {
-				if _, err := db.NewDelete().TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
+				if _, err := database.AcrossTenants(db.NewDelete()).TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
 					t.Fatalf("empty %s: %v", table, err)
 				}
 			}

@@ -43,15 +43,14 @@ func (r paymentRow) payment() (billing.Payment, error) {
 // (tenant_id, invoice_id) makes an entry for another tenant's invoice
 // fail, which translate makes ErrNotFound.
 func (s *Store) AddPayment(ctx context.Context, p billing.Payment) error {
-	// Sent with the next statement (the payment's event): later.go.
-	return s.stmts.insertPayment.ExecLater(ctx, translate, p.TenantID, p.ID, p.InvoiceID, string(p.Kind), p.Amount,
-		p.Currency, string(p.Source), p.Method, p.Reference, p.EventID, p.ReceivedAt, p.CreatedAt)
+	row := paymentRow{
+		TenantID: p.TenantID, ID: p.ID, InvoiceID: p.InvoiceID, Kind: string(p.Kind), Amount: p.Amount,
+		Currency: p.Currency, Source: string(p.Source), Method: p.Method, Reference: p.Reference,
+		EventID: p.EventID, ReceivedAt: p.ReceivedAt, CreatedAt: p.CreatedAt,
+	}
+	_, err := s.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	return translate(err)
 }
-
-// insertPayment is AddPayment's statement.
-const insertPayment = `INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source,
-		 method, reference, event_id, received_at, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // ListPayments implements billing.PaymentStore on the index
 // (tenant_id, invoice_id, id), read backwards.
@@ -61,12 +60,11 @@ func (s *Store) ListPayments(ctx context.Context, tenantID, invoiceID string, f 
 		limit = billing.DefaultListLimit
 	}
 	rows := make([]paymentRow, 0, limit+1)
-	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), a.Add(tenantID)).Where("invoice_id = ?", a.Add(invoiceID))
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).Where("invoice_id = ?", invoiceID)
 	if f.Before != "" {
-		q = q.Where("id < ?", a.Add(f.Before))
+		q = q.Where("id < ?", f.Before)
 	}
-	if err := database.Scan(ctx, s.db, q.OrderExpr("id DESC").Limit(int64(limit+1)), a, &rows); err != nil {
+	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
 		return nil, false, translate(err)
 	}
 	return database.Page(rows, limit, paymentRow.payment)

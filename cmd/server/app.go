@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
@@ -38,6 +39,8 @@ type app struct {
 	// metrics holds the process's Prometheus instruments: Go runtime,
 	// process, database pool, and the API's own.
 	metrics *prometheus.Registry
+	// tracer is the tracer provider of OTEL_* settings; nil: untraced.
+	tracer *sdktrace.TracerProvider
 }
 
 // newLogger builds the zerolog logger the config asks for.
@@ -83,14 +86,22 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 			log.Info().Int("applied", n).Msg("migrations applied")
 		}
 	}
+	tp, err := startTracing(ctx, db)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db.DB, "tenantkit"))
-	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg}
+	a := &app{cfg: cfg, log: log, db: db, catalog: cat, metrics: reg, tracer: tp}
 	opts, err := outboundOptions(cfg, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
+	}
+	if tp != nil {
+		opts = append(opts, tenantkit.WithTracerProvider(tp))
 	}
 	opts = append(opts, tenantkit.WithDeliveries(riverqueue.Options{
 		Workers:     cfg.WebhookWorkers, // 0: serve does not start the queue; New takes its default
@@ -107,7 +118,16 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	return a, nil
 }
 
-func (a *app) close() error { return a.db.Close() }
+// close sends the spans still buffered, if tracing, and closes the
+// database.
+func (a *app) close() error {
+	if a.tracer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = a.tracer.Shutdown(ctx)
+	}
+	return a.db.Close()
+}
 
 // openError is the sentence for a database that database.Open could not
 // open: unreachable (refused, no such database or role, an unreadable

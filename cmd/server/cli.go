@@ -264,10 +264,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	applyDemoDefaults(fs, &cfg)
-	defer tuneGC()()
-	logOut := newLogBatch(stderr, logBatchEvery)
-	defer logOut.Close()
-	a, err := openApp(ctx, cfg, logOut, cfg.Migrate)
+	a, err := openApp(ctx, cfg, stderr, cfg.Migrate)
 	if err != nil {
 		return err
 	}

@@ -79,8 +79,8 @@ func (a *app) mountPortal(ctx context.Context, router *bunrouter.Router, api *ht
 		return fmt.Errorf("portal: %w", err)
 	}
 	for _, m := range []string{http.MethodGet, http.MethodPost} {
-		router.Handle(m, "/portal", adapt("/portal", h))
-		router.Handle(m, "/portal/*path", adapt("/portal/*path", h))
+		router.Handle(m, "/portal", adapt(h))
+		router.Handle(m, "/portal/*path", adapt(h))
 	}
 	return nil
 }

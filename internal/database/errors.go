@@ -11,18 +11,32 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun/driver/pgdriver"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/tenantkit/tenantkit/internal/fault"
 )
 
-// IsUniqueViolation reports whether err is a unique or primary-key
-// constraint violation, on either dialect.
-func IsUniqueViolation(err error) bool {
+// sqlState is the SQLSTATE of a Postgres error from pgx or from Bun's
+// pgdriver, "" for anything else.
+func sqlState(err error) string {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
-		return pg.Code == "23505"
+		return pg.Code
+	}
+	var pgd pgdriver.Error
+	if errors.As(err, &pgd) {
+		return pgd.Field('C')
+	}
+	return ""
+}
+
+// IsUniqueViolation reports whether err is a unique or primary-key
+// constraint violation, on either dialect and any Postgres driver.
+func IsUniqueViolation(err error) bool {
+	if code := sqlState(err); code != "" {
+		return code == "23505"
 	}
 	var lite *sqlite.Error
 	if errors.As(err, &lite) {
@@ -33,9 +47,8 @@ func IsUniqueViolation(err error) bool {
 
 // IsForeignKeyViolation reports whether err is a foreign-key violation.
 func IsForeignKeyViolation(err error) bool {
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) {
-		return pg.Code == "23503"
+	if code := sqlState(err); code != "" {
+		return code == "23503"
 	}
 	var lite *sqlite.Error
 	if errors.As(err, &lite) {
@@ -62,8 +75,6 @@ func Wrap(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case isLater(err):
-		return err // a kept statement's failure, translated by its own store (later.go)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	case Unavailable(err):
@@ -80,8 +91,6 @@ func Translate(err, notFound, conflict error) error {
 	switch {
 	case err == nil:
 		return nil
-	case isLater(err):
-		return err // translated by the store whose statement failed (later.go)
 	case errors.Is(err, sql.ErrNoRows), IsForeignKeyViolation(err):
 		return notFound
 	case IsUniqueViolation(err):
@@ -115,9 +124,8 @@ func Unavailable(err error) bool {
 	if errors.As(err, &connect) {
 		return true
 	}
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) {
-		return pgUnavailable(pg.Code)
+	if code := sqlState(err); code != "" {
+		return pgUnavailable(code)
 	}
 	var lite *sqlite.Error
 	if errors.As(err, &lite) {

@@ -19,6 +19,7 @@ import (
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
@@ -27,6 +28,11 @@ type Options struct {
 	// MaxConns caps open connections. Idle connections are kept at the same
 	// number so that a busy pool never churns through reconnects.
 	MaxConns int
+	// PostgresDriver names the database/sql driver for a Postgres URL:
+	// "pgx" (pgx through database/sql, the default) or "pgdriver" (Bun's
+	// own). tenantkit runs every statement through Bun, so either works;
+	// the test suites run on both.
+	PostgresDriver string
 }
 
 // Open connects to the database named by rawURL and checks that it answers:
@@ -49,7 +55,14 @@ func Open(ctx context.Context, rawURL string, opts Options) (*bun.DB, error) {
 		if size <= 0 {
 			size = DefaultMaxConns()
 		}
-		db = bun.NewDB(openPostgres(cfg, size), pgdialect.New())
+		switch opts.PostgresDriver {
+		case "", "pgx":
+			db = bun.NewDB(openPostgres(cfg, size), pgdialect.New())
+		case "pgdriver":
+			db = bun.NewDB(openPgdriver(rawURL, size), pgdialect.New())
+		default:
+			return nil, fmt.Errorf("database: unknown Postgres driver %q (pgx or pgdriver)", opts.PostgresDriver)
+		}
 	case strings.HasPrefix(rawURL, "sqlite:"), strings.HasPrefix(rawURL, "file:"):
 		dsn, err := sqliteDSN(rawURL)
 		if err != nil {
@@ -92,13 +105,10 @@ func DialectName(db bun.IDB) string {
 	return "sqlite"
 }
 
-// pgxConfig parses a Postgres URL. Bun writes every argument into the SQL
-// text, so each query is new to pgx: its default mode would prepare it
-// (extra round trips) and then evict it from the statement cache. The
-// simple protocol sends the text once, in one round trip. A URL that sets
-// default_query_exec_mode keeps its choice. The few queries built with
-// Args (bind.go) carry their values apart from the text and ask pgx for
-// its statement cache whatever the default.
+// pgxConfig parses a Postgres URL. Bun writes every value into the SQL
+// text, so pgx sends each statement with the simple protocol, in one
+// round trip, rather than preparing a text it will not see again. A URL
+// that sets default_query_exec_mode keeps its choice.
 func pgxConfig(rawURL string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
@@ -117,23 +127,27 @@ func DefaultMaxConns() int {
 }
 
 // openPostgres is database/sql's own pool of size pgx connections, all
-// kept open once made (an idle one is closed after five minutes).
-//
-// Until 2026-11-27 the connections came from a pgx pool (pgxpool, through
-// stdlib.GetPoolConnector) because pgxpool hands a freed connection to its
-// longest waiter and database/sql to a random one, which put tenantkit's
-// p99 at 64 requests in flight at 2.2–5.6× the FIFO baseline's. But on a
-// pgx pool database/sql keeps no connection of its own: every query
-// acquired one, wrapped it and gave it back, and on cheap endpoints that
-// was most of the gap to the baseline (`cd bench && go run . --quick
-// --only "get invoice,create invoice,entitlements"`: 0.84×, 0.77×, 0.66×
-// on the pgx pool; 1.03×, 0.87×, 0.95× on database/sql's). The tail is
-// now kept short at the server's door instead: cmd/server lets twice the
-// pool's size of requests in at once, in arrival order, so that at most a
-// pool's worth wait here (p99 at 64 in flight 1.31×, 1.22×, 0.90× with
-// the door at 16, against 2.41×, 2.32×, 1.85× with it at 64).
+// kept open once made (an idle one is closed after five minutes); the
+// server's in-flight door keeps its waiters few (docs/performance.md).
 func openPostgres(cfg *pgx.ConnConfig, size int) *sql.DB {
 	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(size)
+	sqldb.SetMaxIdleConns(size)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	return sqldb
+}
+
+// openPgdriver is a pool of size connections of Bun's own Postgres
+// driver. pgdriver does not know pgx's default_query_exec_mode; it is
+// dropped from the URL.
+func openPgdriver(rawURL string, size int) *sql.DB {
+	if u, err := url.Parse(rawURL); err == nil {
+		q := u.Query()
+		q.Del("default_query_exec_mode")
+		u.RawQuery = q.Encode()
+		rawURL = u.String()
+	}
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(rawURL)))
 	sqldb.SetMaxOpenConns(size)
 	sqldb.SetMaxIdleConns(size)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)

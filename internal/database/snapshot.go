@@ -117,13 +117,8 @@ func firstColumn(ctx context.Context, db bun.IDB, query string) ([]string, error
 // rows it inserted: the migrations it records as applied. A database with
 // any schema, a Postgres one, or an empty snapshot is left alone (0, nil).
 //
-// It is worth its code at start: migrating a new SQLite file one
-// migration at a time took 75–86 ms of CPU (median of 15 runs), nearly all
-// of it SQLite parsing the schema again at every step, River's ALTER TABLE
-// RENAMEs most; creating it from tenantkit's snapshot and then finding
-// nothing pending takes 12–14 ms. The server's cold start on a new file,
-// exec to the first 200 from /api/health/ready, went from 116–160 ms
-// (median 136) to 51–78 ms (median 64) on 2 cores.
+// It halves the server's cold start on a new file, where migrating one by
+// one has SQLite parse the schema again at every step (docs/performance.md).
 //
 // Replicas starting together on the same new file race here, past the
 // check that it is empty. Their transactions queue on SQLite's write lock,

@@ -20,6 +20,7 @@ func EachApp(t *testing.T, fn func(t *testing.T, db *bun.DB, app *tenantkit.App)
 		if _, err := tenantkit.Migrate(context.Background(), db); err != nil {
 			t.Fatalf("dbtest: %v", err)
 		}
+		Guard(t, db)
 		app, err := tenantkit.New(db, catalog.Default())
 		if err != nil {
 			t.Fatalf("dbtest: %v", err)

@@ -10,6 +10,7 @@ package dbtest
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"net/url"
@@ -32,6 +33,9 @@ import (
 const (
 	EnvDatabaseURL     = "TENANTKIT_TEST_DATABASE_URL"
 	EnvRequirePostgres = "TENANTKIT_REQUIRE_POSTGRES"
+	// EnvPostgresDriver picks the driver of the Postgres tests: "pgx"
+	// (pgx through database/sql, the default) or "pgdriver" (Bun's own).
+	EnvPostgresDriver = "TENANTKIT_TEST_PG_DRIVER"
 )
 
 // Each runs fn as two subtests, "sqlite" and "postgres", each on a fresh
@@ -93,7 +97,7 @@ func PostgresURL(tb testing.TB) string {
 func open(tb testing.TB, rawURL string, sources []database.Source) *bun.DB {
 	tb.Helper()
 	ctx := context.Background()
-	db, err := database.Open(ctx, rawURL, database.Options{})
+	db, err := database.Open(ctx, rawURL, Options())
 	if err != nil {
 		tb.Fatalf("dbtest: %v", err)
 	}
@@ -104,8 +108,61 @@ func open(tb testing.TB, rawURL string, sources []database.Source) *bun.DB {
 		if _, err := database.MigrateWith(ctx, db, "", sources, riverqueue.Migrate); err != nil {
 			tb.Fatalf("dbtest: %v", err)
 		}
+		Guard(tb, db)
 	}
 	return db
+}
+
+// Options are the database.Options of the test databases: the Postgres
+// driver EnvPostgresDriver names.
+func Options() database.Options {
+	return database.Options{PostgresDriver: os.Getenv(EnvPostgresDriver)}
+}
+
+// RiverDB is the pool to pass as riverqueue.Options.DB for db: nil, except
+// on Bun's pgdriver, where River needs a pgx pool on the same database
+// (riverqueue.Options.DB says why). It is closed with tb.
+func RiverDB(tb testing.TB, db *bun.DB) *sql.DB {
+	tb.Helper()
+	if os.Getenv(EnvPostgresDriver) != "pgdriver" || !database.IsPostgres(db) {
+		return nil
+	}
+	var name string
+	if err := db.NewRaw("SELECT current_database()").Scan(context.Background(), &name); err != nil {
+		tb.Fatalf("dbtest: %v", err)
+	}
+	base, err := serverURL()
+	if err != nil {
+		tb.Fatalf("dbtest: %v", err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatalf("dbtest: %v", err)
+	}
+	u.Path = "/" + name
+	pool, err := database.Open(context.Background(), u.String(), database.Options{MaxConns: 4})
+	if err != nil {
+		tb.Fatalf("dbtest: %v", err)
+	}
+	tb.Cleanup(func() { _ = pool.Close() })
+	return pool.DB
+}
+
+// Guard adds a database.TenantGuard to db, a migrated database, and fails
+// tb at its end for every statement on a tenant table that escaped the
+// tenant filter.
+func Guard(tb testing.TB, db *bun.DB) {
+	tb.Helper()
+	g, err := database.NewTenantGuard(context.Background(), db)
+	if err != nil {
+		tb.Fatalf("dbtest: %v", err)
+	}
+	db.AddQueryHook(g)
+	tb.Cleanup(func() {
+		for _, v := range g.Violations() {
+			tb.Errorf("dbtest: a statement escaped the tenant filter (database.ForTenant, or database.AcrossTenants where meant): %s", v)
+		}
+	})
 }
 
 // adminExec runs one statement on the server's maintenance connection.

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/oklog/ulid/v2"
 )
 
 func TestNew(t *testing.T) {
@@ -87,34 +85,6 @@ func TestAtAndFloor(t *testing.T) {
 	}
 }
 
-// TestFormat holds format to what New wrote before it: the prefix, "_" and
-// ulid's own upper-case text, lowered.
-func TestFormat(t *testing.T) {
-	var max ulid.ULID
-	for i := range max {
-		max[i] = 0xff
-	}
-	tests := []struct {
-		name   string
-		prefix string
-		u      ulid.ULID
-	}{
-		{"Zero", Invoice, ulid.ULID{}},
-		{"Max", Ticket, max},
-		{"Made", RequestPrefix, ulid.Make()},
-		{"EmptyPrefix", "", ulid.Make()},
-		{"At", Event, ulid.MustNew(ulid.Timestamp(time.Date(2026, 11, 27, 9, 30, 0, 0, time.UTC)), ulid.DefaultEntropy())},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			want := tt.prefix + "_" + strings.ToLower(tt.u.String())
-			if got := format(tt.prefix, tt.u); got != want {
-				t.Fatalf("format(%q, %v) = %q, want %q", tt.prefix, tt.u, got, want)
-			}
-		})
-	}
-}
-
 // TestNewSortsAndIsValid checks many ids made in a row: each is Valid and
 // sorts after the one before, within a millisecond too.
 func TestNewSortsAndIsValid(t *testing.T) {
@@ -128,12 +98,5 @@ func TestNewSortsAndIsValid(t *testing.T) {
 			t.Fatalf("ids do not sort by creation: %q after %q", next, prev)
 		}
 		prev = next
-	}
-}
-
-func BenchmarkNew(b *testing.B) {
-	b.ReportAllocs()
-	for range b.N {
-		_ = New(RequestPrefix)
 	}
 }

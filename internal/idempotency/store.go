@@ -92,7 +92,7 @@ func (s *Store) Do(ctx context.Context, scope Scope, requestHash string, ttl tim
 		conn := database.Conn(ctx, s.db)
 		if database.IsPostgres(s.db) {
 			var held bool
-			if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_xact_lock(?)", lock).Scan(&held); err != nil {
+			if err := conn.NewSelect().ColumnExpr("pg_try_advisory_xact_lock(?)", lock).Scan(ctx, &held); err != nil {
 				return fmt.Errorf("idempotency: lock: %w", database.Wrap(err))
 			}
 			if !held {
@@ -139,10 +139,8 @@ func lockKey(scope Scope) int64 {
 func (s *Store) lookup(ctx context.Context, db bun.IDB, scope Scope, requestHash string, now time.Time, ttl time.Duration) (
 	resp Response, replayed, decided bool, err error) {
 	var row keyRow
-	err = db.NewSelect().Model(&row).
-		Column("request_hash", "status", "content_type", "location", "body", "created_at").
-		Where("tenant_id = ?", scope.TenantID).Where("credential = ?", scope.Credential).
-		Where("key = ?", scope.Key).Scan(ctx)
+	q := db.NewSelect().Model(&row).Column("request_hash", "status", "content_type", "location", "body", "created_at")
+	err = database.ForTenant(q, scope.TenantID).Where("credential = ?", scope.Credential).Where("key = ?", scope.Key).Scan(ctx)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return Response{}, false, false, nil
@@ -178,10 +176,11 @@ func (s *Store) store(ctx context.Context, db bun.IDB, scope Scope, requestHash 
 	return nil
 }
 
-// Purge deletes keys created before cutoff; the App's Scheduler calls it
-// at every tick.
+// Purge deletes keys created before cutoff, every tenant's; the App's
+// Scheduler calls it at every tick.
 func (s *Store) Purge(ctx context.Context, cutoff time.Time) (int64, error) {
-	res, err := s.db.NewDelete().Model((*keyRow)(nil)).Where("created_at < ?", cutoff).Exec(ctx)
+	res, err := database.AcrossTenants(database.Conn(ctx, s.db).NewDelete().Model((*keyRow)(nil))).
+		Where("created_at < ?", cutoff.UTC()).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("idempotency: purge: %w", database.Wrap(err))
 	}

@@ -19,7 +19,7 @@ func TestStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		outboundtest.Run(t, func(t *testing.T) outboundtest.Backend {
 			for _, table := range []string{"webhook_attempts", "webhook_deliveries", "webhook_endpoints"} {
-				if _, err := db.NewDelete().TableExpr(table).Where("TRUE").Exec(context.Background()); err != nil {
+				if _, err := database.AcrossTenants(db.NewDelete()).TableExpr(table).Where("TRUE").Exec(context.Background()); err != nil {
 					t.Fatalf("empty %s: %v", table, err)
 				}
 			}

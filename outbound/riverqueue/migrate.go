@@ -51,7 +51,7 @@ func Pending(ctx context.Context, db *bun.DB) (int, error) {
 
 // migrator is River's migrator for db's dialect, its log discarded.
 func migrator(db *bun.DB) (*rivermigrate.Migrator[*sql.Tx], error) {
-	m, err := rivermigrate.New(driver(db), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	m, err := rivermigrate.New(driver(db, db.DB), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, fmt.Errorf("outbound/riverqueue: migrator: %w", err)
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/outbound"
@@ -84,6 +85,13 @@ type Options struct {
 	FetchPoll time.Duration
 	// Logger receives River's own log; nil discards it.
 	Logger *slog.Logger
+	// DB is the pool River works on (fetching jobs, electing a leader,
+	// maintenance); nil: the *bun.DB's own. A host on Bun's pgdriver
+	// passes a pgx pool (pgx/v5/stdlib) on the same database here:
+	// pgdriver writes River's arguments into its SQL and misreads the
+	// apostrophes of River's comments, so River's leader election fails
+	// on it. Jobs are still inserted on the caller's transaction.
+	DB *sql.DB
 }
 
 // withDefaults fills the zero fields of o and checks the rest.
@@ -119,6 +127,7 @@ func (o Options) withDefaults() (Options, error) {
 type Queue struct {
 	db     *bun.DB
 	client *river.Client[*sql.Tx]
+	noWork bool // on pgdriver without Options.DB: Start refuses
 }
 
 var _ outbound.Queue = (*Queue)(nil)
@@ -137,7 +146,11 @@ func New(db *bun.DB, attempter Attempter, opts Options) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &worker{attempter: attempter}); err != nil {
 		return nil, fmt.Errorf("outbound/riverqueue: %w", err)
 	}
-	client, err := river.NewClient(driver(db), &river.Config{
+	pool := db.DB
+	if opts.DB != nil {
+		pool = opts.DB
+	}
+	client, err := river.NewClient(driver(db, pool), &river.Config{
 		Queues:               map[string]river.QueueConfig{queueName: {MaxWorkers: opts.Workers}},
 		Workers:              workers,
 		JobTimeout:           opts.JobTimeout,
@@ -149,22 +162,27 @@ func New(db *bun.DB, attempter Attempter, opts Options) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outbound/riverqueue: %w", err)
 	}
-	return &Queue{db: db, client: client}, nil
+	return &Queue{db: db, client: client, noWork: opts.DB == nil && onPgdriver(db)}, nil
 }
 
-// fetchCooldown is the least time between two fetches of jobs while
-// jobs are waiting. River's default, 100 ms, caps a replica at Workers
-// jobs per 100 ms: 35 deliveries/s with 4 workers (cd bench && go run .
-// --delivery). Deliveries are short HTTP requests, so fetch sooner.
+// onPgdriver reports whether db runs on Bun's pgdriver.
+func onPgdriver(db *bun.DB) bool {
+	_, ok := db.DB.Driver().(pgdriver.Driver)
+	return ok
+}
+
+// fetchCooldown is the least time between two fetches of jobs while jobs
+// are waiting: River's default, 100 ms, caps a replica at Workers short
+// deliveries per 100 ms (docs/performance.md).
 const fetchCooldown = 10 * time.Millisecond
 
-// driver is River's driver for db's dialect. Both run on database/sql, so
-// a job can be inserted on the *sql.Tx under a bun.Tx.
-func driver(db *bun.DB) riverdriver.Driver[*sql.Tx] {
+// driver is River's driver for db's dialect, working on pool. Both run on
+// database/sql, so a job can be inserted on the *sql.Tx under a bun.Tx.
+func driver(db *bun.DB, pool *sql.DB) riverdriver.Driver[*sql.Tx] {
 	if database.IsPostgres(db) {
-		return riverdatabasesql.New(db.DB)
+		return riverdatabasesql.New(pool)
 	}
-	return riversqlite.New(db.DB)
+	return riversqlite.New(pool)
 }
 
 // Enqueue schedules each attempt on the transaction ctx carries (a
@@ -187,14 +205,9 @@ func (q *Queue) Enqueue(ctx context.Context, attempts ...outbound.Scheduled) err
 		}
 		params[i] = river.InsertManyParams{Args: deliveryArgs{DeliveryID: a.DeliveryID, Number: a.Number}, InsertOpts: &opts}
 	}
+	// River's statements run through its own driver on the *sql.Tx, so
+	// the transaction is shared but a bun.QueryHook does not see them.
 	tx, inTx := database.Conn(ctx, q.db).(bun.Tx)
-	if inTx {
-		// River runs on the *sql.Tx, where no hook sends what the
-		// transaction keeps (database.ExecLater): send it first.
-		if err := database.Flush(ctx); err != nil {
-			return err
-		}
-	}
 	var res []*rivertype.JobInsertResult
 	if inTx {
 		res, err = q.client.InsertManyTx(ctx, tx.Tx, params)
@@ -256,6 +269,9 @@ func waiting(st rivertype.JobState) bool {
 // Start starts working deliveries on this replica, in the background,
 // until Stop (or until ctx ends, which cancels the attempts in flight).
 func (q *Queue) Start(ctx context.Context) error {
+	if q.noWork {
+		return errors.New("outbound/riverqueue: River cannot work on Bun's pgdriver; set Options.DB to a pgx pool (pgx/v5/stdlib) on the same database")
+	}
 	if err := q.client.Start(ctx); err != nil {
 		return fmt.Errorf("outbound/riverqueue: start: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,7 +105,7 @@ func each(t *testing.T, fn func(t *testing.T, url string, db *bun.DB)) {
 
 func mustOpen(tb testing.TB, url string) *bun.DB {
 	tb.Helper()
-	db, err := database.Open(context.Background(), url, database.Options{})
+	db, err := database.Open(context.Background(), url, dbtest.Options())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -120,6 +121,9 @@ func testOptions(workers int) riverqueue.Options {
 // mustStart starts a Queue on db working with att, stopped when the test ends.
 func mustStart(t *testing.T, db *bun.DB, att riverqueue.Attempter, opts riverqueue.Options) *riverqueue.Queue {
 	t.Helper()
+	if opts.DB == nil {
+		opts.DB = dbtest.RiverDB(t, db)
+	}
 	q, err := riverqueue.New(db, att, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -371,6 +375,7 @@ func TestStopCancels(t *testing.T) {
 		b := blocking{started: make(chan string, 1)}
 		opts := testOptions(1)
 		opts.JobTimeout, opts.RescueAfter = time.Minute, 2*time.Minute
+		opts.DB = dbtest.RiverDB(t, db)
 		q, err := riverqueue.New(db, b, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -395,4 +400,33 @@ func TestStopCancels(t *testing.T) {
 			t.Fatalf("jobs %+v, want one available, attempt 0", jobs)
 		}
 	})
+}
+
+// TestStartOnPgdriverNeedsPool: on Bun's pgdriver, Start without a pool of
+// River's own refuses, saying what to pass; with one, the queue works.
+func TestStartOnPgdriverNeedsPool(t *testing.T) {
+	url := dbtest.PostgresURL(t)
+	db, err := database.Open(context.Background(), url, database.Options{PostgresDriver: "pgdriver"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := riverqueue.Migrate(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	q, err := riverqueue.New(db, newFake(), testOptions(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "Options.DB") {
+		t.Fatalf("Start on pgdriver without a pool = %v, want advice to set Options.DB", err)
+	}
+	pool, err := database.Open(context.Background(), url, database.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	opts := testOptions(1)
+	opts.DB = pool.DB
+	mustStart(t, db, newFake(), opts)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/outbound"
 	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 )
@@ -45,12 +46,21 @@ func (s *stuck) AttemptNumber(ctx context.Context, id string, _ int) (outbound.O
 
 // runStuckReplica runs a Queue with a stuck Attempter on url until killed.
 func runStuckReplica(url string) {
-	db, err := database.Open(context.Background(), url, database.Options{})
+	db, err := database.Open(context.Background(), url, dbtest.Options())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	q, err := riverqueue.New(db, &stuck{}, testOptions(1))
+	opts := testOptions(1)
+	if dbtest.Options().PostgresDriver == "pgdriver" { // River works on pgx (Options.DB)
+		river, err := database.Open(context.Background(), url, database.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		opts.DB = river.DB
+	}
+	q, err := riverqueue.New(db, &stuck{}, opts)
 	if err == nil {
 		err = q.Start(context.Background())
 	}

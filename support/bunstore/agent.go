@@ -9,41 +9,45 @@ import (
 
 var _ support.AgentStore = (*Store)(nil)
 
-// TicketTenant implements support.AgentStore. Like SLAOverdue it is not
-// confined by database.ForTenant: its caller does not know the tenant yet.
+// TicketTenant implements support.AgentStore. It spans tenants: its
+// caller, an agent, does not know the ticket's tenant yet.
 func (s *Store) TicketTenant(ctx context.Context, id string) (string, error) {
 	var tenantID string
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewSelect().Model((*ticketRow)(nil)).Column("tenant_id").Where("id = ?", a.Add(id)).Limit(1)
-	if err := database.Scan(ctx, s.db, q, a, &tenantID); err != nil {
+	err := database.AcrossTenants(s.conn(ctx).NewSelect()).Model((*ticketRow)(nil)).
+		Column("tenant_id").
+		Where("id = ?", id).
+		Limit(1).
+		Scan(ctx, &tenantID)
+	if err != nil {
 		return "", translate(err)
 	}
 	return tenantID, nil
 }
 
-// AllTickets implements support.AgentStore: the agents' query across
-// tenants, confined by database.ForTenant only when a tenant is asked for.
+// AllTickets implements support.AgentStore: the agents' queue across
+// tenants, confined by database.ForTenant when a tenant is asked for.
 func (s *Store) AllTickets(ctx context.Context, f support.AgentFilter) ([]support.TenantTicket, bool, error) {
 	limit := max(f.Limit, 1)
-	rows := make([]ticketRow, 0, limit+1)
-	a := database.NewArgs(s.db)
+	var rows []ticketRow
 	q := s.conn(ctx).NewSelect().Model(&rows)
 	if f.TenantID != "" {
-		q = database.ForTenant(q, a.Add(f.TenantID))
+		q = database.ForTenant(q, f.TenantID)
+	} else {
+		q = database.AcrossTenants(q)
 	}
 	if f.Status != "" {
-		q = q.Where("status = ?", a.Add(f.Status))
+		q = q.Where("status = ?", f.Status)
 	}
 	if f.Priority != "" {
-		q = q.Where("priority = ?", a.Add(f.Priority))
+		q = q.Where("priority = ?", f.Priority)
 	}
 	if f.AssigneeID != "" {
-		q = q.Where("assignee_id = ?", a.Add(f.AssigneeID))
+		q = q.Where("assignee_id = ?", f.AssigneeID)
 	}
 	if f.Before != "" {
-		q = q.Where("id < ?", a.Add(f.Before))
+		q = q.Where("id < ?", f.Before)
 	}
-	if err := database.Scan(ctx, s.db, q.OrderExpr("id DESC").Limit(int64(limit)+1), a, &rows); err != nil {
+	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
 		return nil, false, translate(err)
 	}
 	return database.Page(rows, limit, func(r ticketRow) (support.TenantTicket, error) {

@@ -39,16 +39,11 @@ type ticketRow struct {
 	SatisfactionRatedAt *time.Time `bun:"satisfaction_rated_at"`
 }
 
-// ticketColumns are ticketRow's columns as Bun lists them in a SELECT of
-// the model, for the queries written out in full (selectTicket): a column
-// added to ticketRow is added here too.
-const ticketColumns = `"ticket_row"."tenant_id", "ticket_row"."id", "ticket_row"."number", "ticket_row"."subject", ` +
-	`"ticket_row"."description", "ticket_row"."status", "ticket_row"."priority", "ticket_row"."requester_id", ` +
-	`"ticket_row"."requester_email", "ticket_row"."requester_name", "ticket_row"."assignee_id", "ticket_row"."tags", ` +
-	`"ticket_row"."created_at", "ticket_row"."updated_at", "ticket_row"."first_response_due_at", ` +
-	`"ticket_row"."resolution_due_at", "ticket_row"."first_responded_at", "ticket_row"."sla_breached", ` +
-	`"ticket_row"."satisfaction_score", "ticket_row"."satisfaction_comment", "ticket_row"."satisfaction_rated_by", ` +
-	`"ticket_row"."satisfaction_rated_at"`
+// mutableColumns are the columns UpdateTicket writes: what
+// support.Store.UpdateTicket lets update change.
+var mutableColumns = []string{"subject", "description", "status", "priority", "assignee_id", "tags",
+	"updated_at", "first_response_due_at", "resolution_due_at", "first_responded_at", "satisfaction_score",
+	"satisfaction_comment", "satisfaction_rated_by", "satisfaction_rated_at"}
 
 func newTicketRow(tenantID string, t support.Ticket) (ticketRow, error) {
 	tags := t.Tags
@@ -155,6 +150,14 @@ type commentRow struct {
 	AuthorName    string    `bun:"author_name"`
 	Body          string    `bun:"body"`
 	CreatedAt     time.Time `bun:"created_at"`
+}
+
+func newCommentRow(tenantID string, c support.Comment) commentRow {
+	return commentRow{
+		TenantID: tenantID, ID: c.ID, TicketID: c.TicketID,
+		AuthorType: string(c.Author.Type), AuthorID: c.Author.ID, AuthorName: c.Author.Name,
+		Body: c.Body, CreatedAt: c.CreatedAt.UTC(),
+	}
 }
 
 func (r commentRow) comment() (support.Comment, error) {

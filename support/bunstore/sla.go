@@ -15,27 +15,23 @@ import (
 const atRisk = `sla_breached = false AND status NOT IN ('solved', 'closed')`
 
 // missed is the condition, on top of atRisk, of a ticket whose target has
-// passed by the instant bound twice (?, ?).
+// passed by the instant given twice (?, ?).
 const missed = `((first_responded_at IS NULL AND first_response_due_at <= ?) OR resolution_due_at <= ?)`
 
-// SLAOverdue implements support.Store. It is the one query of this store
-// that spans tenants (the platform's scheduler asks it), so it does not go
-// through database.ForTenant; it reads only (tenant_id, id), and every
-// write that follows is confined to its tenant.
+// SLAOverdue implements support.Store. It spans tenants (the platform's
+// scheduler asks it): it reads only (tenant_id, id), and every write that
+// follows is confined to its tenant.
 func (s *Store) SLAOverdue(ctx context.Context, now time.Time, after string, limit int) ([]support.TicketRef, error) {
-	var rows []struct {
-		TenantID string `bun:"tenant_id"`
-		ID       string `bun:"id"`
-	}
+	var rows []ticketRow
 	now = now.UTC()
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewSelect().Table("tickets").Column("tenant_id", "id").
-		Where(atRisk).Where(missed, a.Add(now), a.Add(now))
+	q := database.AcrossTenants(s.conn(ctx).NewSelect()).Model(&rows).
+		Column("tenant_id", "id").
+		Where(atRisk).
+		Where(missed, now, now)
 	if after != "" {
-		q = q.Where("id > ?", a.Add(after))
+		q = q.Where("id > ?", after)
 	}
-	q = q.OrderExpr("id ASC").Limit(int64(max(limit, 1)))
-	if err := database.Scan(ctx, s.db, q, a, &rows); err != nil {
+	if err := q.OrderExpr("id ASC").Limit(int64(max(limit, 1))).Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
 	refs := make([]support.TicketRef, len(rows))
@@ -53,13 +49,14 @@ func (s *Store) SLAOverdue(ctx context.Context, now time.Time, after string, lim
 func (s *Store) BreachSLA(ctx context.Context, tenantID, id string, now time.Time) (support.Ticket, bool, error) {
 	var rows []ticketRow
 	now = now.UTC()
-	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*ticketRow)(nil)), a.Add(tenantID)).
+	err := database.ForTenant(s.conn(ctx).NewUpdate().Model((*ticketRow)(nil)), tenantID).
 		Set("sla_breached = true").
-		Where("id = ?", a.Add(id)).
-		Where(atRisk).Where(missed, a.Add(now), a.Add(now)).
-		Returning("*")
-	if err := database.Scan(ctx, s.db, q, a, &rows); err != nil {
+		Where("id = ?", id).
+		Where(atRisk).
+		Where(missed, now, now).
+		Returning("*").
+		Scan(ctx, &rows)
+	if err != nil {
 		return support.Ticket{}, false, translate(err)
 	}
 	if len(rows) == 0 {

@@ -1,9 +1,9 @@
 // Package bunstore is tenancy's persistence on Postgres or SQLite through
 // Bun: one Store implementing every store interface of package tenancy,
 // contract.Store and operator.KeyStore, on the tables its migrations
-// create. Every query
-// runs on the transaction the context carries (database.Conn), which is
-// how a service's Transactor and the other domains' stores share it.
+// create. Every query runs on the transaction the context carries
+// (database.Conn), which is how a service's Transactor and the other
+// domains' stores share it.
 package bunstore
 
 import (
@@ -22,8 +22,7 @@ import (
 
 // Store is tenancy's store on Postgres or SQLite.
 type Store struct {
-	db    bun.IDB
-	stmts stmts
+	db bun.IDB
 }
 
 var (
@@ -38,27 +37,8 @@ var (
 	_ operator.KeyStore         = (*Store)(nil)
 )
 
-// stmts are the store's statements written out in full, each formatted
-// for the store's database once (database.Stmt).
-type stmts struct {
-	apiKeyByHash, membershipOf, insertNotification *database.Stmt
-	consumeUnlimited, consumeLimited               *database.Stmt
-	// state is EntitlementState's query for the store's dialect: [with
-	// usage][with member].
-	state [2][2]*database.Stmt
-}
-
 // New returns the Store on db. Apply Migrations first.
-func New(db bun.IDB) *Store {
-	return &Store{db: db, stmts: stmts{
-		apiKeyByHash:       database.NewStmt(db, apiKeyByHash),
-		membershipOf:       database.NewStmt(db, membershipOf),
-		insertNotification: database.NewStmt(db, insertNotification),
-		consumeUnlimited:   database.NewStmt(db, consumeUnlimited),
-		consumeLimited:     database.NewStmt(db, consumeLimited),
-		state:              stateStmts(db),
-	}}
-}
+func New(db bun.IDB) *Store { return &Store{db: db} }
 
 // Stores returns s as every store tenancy.New needs.
 func (s *Store) Stores() tenancy.Stores {

@@ -55,7 +55,7 @@ func TestContractStore(t *testing.T) {
 			}
 		}
 		tenancytest.RunContracts(t, func(t *testing.T) tenancytest.Backend {
-			if _, err := db.NewDelete().TableExpr("contract_requests").Where("TRUE").Exec(ctx); err != nil {
+			if _, err := database.AcrossTenants(db.NewDelete()).TableExpr("contract_requests").Where("TRUE").Exec(ctx); err != nil {
 				t.Fatalf("empty contract_requests: %v", err)
 			}
 			return tenancytest.Backend{DirectoryStore: s, ModuleStore: s, Contracts: s, Tx: database.NewTransactor(db)}

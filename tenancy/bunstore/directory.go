@@ -6,6 +6,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -98,31 +99,24 @@ func (s *Store) AddMembership(ctx context.Context, m tenancy.Membership) error {
 	return affected(res, err, tenancy.ErrConflict)
 }
 
-// membershipOf is Membership's query, on every request that acts for a
-// tenant without reading its entitlements (GET invoice among them). It is
-// written out as Bun wrote it, database.ForTenant's predicate first, as
-// apiKeyByHash is, rather than built on every request (Bun's SELECT
-// building was 8 % of the 366 MB a GET invoice run allocated; bench
-// --profile, heap).
-const membershipOf = `SELECT "membership_row"."tenant_id", "membership_row"."user_id", "membership_row"."role", ` +
-	`"membership_row"."created_at" FROM "memberships" AS "membership_row" WHERE (tenant_id = ?) AND (user_id = ?)`
-
 // Membership implements tenancy.DirectoryStore.
 func (s *Store) Membership(ctx context.Context, tenantID, userID string) (tenancy.Membership, error) {
 	var row membershipRow
-	if err := s.stmts.membershipOf.Scan(ctx, &row, tenantID, userID); err != nil {
+	err := database.ForTenant(s.conn(ctx).NewSelect().Model(&row), tenantID).Where("user_id = ?", userID).Scan(ctx)
+	if err != nil {
 		return tenancy.Membership{}, translate(err)
 	}
 	return tenancy.Membership{TenantID: row.TenantID, UserID: row.UserID, Role: tenancy.Role(row.Role), CreatedAt: row.CreatedAt.UTC()}, nil
 }
 
-// Memberships implements tenancy.DirectoryStore.
+// Memberships implements tenancy.DirectoryStore: the user's memberships
+// in every tenant, which is why it spans tenants.
 func (s *Store) Memberships(ctx context.Context, userID string) ([]tenancy.TenantMembership, error) {
 	var rows []struct {
 		tenantRow `bun:",extend"`
 		Role      string `bun:"role"`
 	}
-	err := s.conn(ctx).NewSelect().
+	err := database.AcrossTenants(s.conn(ctx).NewSelect()).
 		ColumnExpr("t.id, t.slug, t.name, t.plan_id, t.seats, t.created_at, m.role").
 		TableExpr("memberships AS m").
 		Join("JOIN tenants AS t ON t.id = m.tenant_id").
@@ -157,10 +151,11 @@ func (s *Store) SetSelection(ctx context.Context, credential, userID, tenantID s
 	return translate(err)
 }
 
-// Selection implements tenancy.DirectoryStore.
+// Selection implements tenancy.DirectoryStore. It spans tenants: the
+// credential is what finds the tenant.
 func (s *Store) Selection(ctx context.Context, credential string) (string, error) {
 	var tenantID string
-	err := s.conn(ctx).NewSelect().Model((*selectionRow)(nil)).Column("tenant_id").
+	err := database.AcrossTenants(s.conn(ctx).NewSelect()).Model((*selectionRow)(nil)).Column("tenant_id").
 		Where("credential = ?", credential).Scan(ctx, &tenantID)
 	return tenantID, translate(err)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -60,29 +59,24 @@ func (s *Store) ConsumeUsage(ctx context.Context, tenantID, feature, period stri
 	return used, err
 }
 
-// consume is ConsumeUsage's upsert.
+// consume is ConsumeUsage's upsert. With a limit, the update's WHERE
+// keeps the row as it was when the sum would pass it, and RETURNING then
+// yields no row.
 func (s *Store) consume(ctx context.Context, tenantID, feature, period string, n, limit int64) (int64, error) {
-	var used int64
-	var err error
+	row := usageRow{TenantID: tenantID, Feature: feature, Period: period, Used: n}
+	q := s.conn(ctx).NewInsert().Model(&row).
+		On("CONFLICT (tenant_id, feature, period) DO UPDATE").
+		Set("used = ?TableAlias.used + EXCLUDED.used").
+		Returning("used")
 	if limit >= 0 {
-		err = s.stmts.consumeLimited.Scan(ctx, &used, tenantID, feature, period, n, limit)
-	} else {
-		err = s.stmts.consumeUnlimited.Scan(ctx, &used, tenantID, feature, period, n)
+		q = q.Where("?TableAlias.used + EXCLUDED.used <= ?", limit)
 	}
+	err := q.Scan(ctx)
 	if errors.Is(translate(err), tenancy.ErrNotFound) {
-		return 0, tenancy.ErrLimitExceeded // the condition kept the row as it was
+		return 0, tenancy.ErrLimitExceeded
 	}
-	return used, translate(err)
+	return row.Used, translate(err)
 }
-
-// consume's statements, without and with a limit (both constant: joined
-// on every create, the text was copied twice per call).
-const (
-	consumeUnlimited = `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES (?, ?, ?, ?)
-		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used RETURNING used`
-	consumeLimited = `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES (?, ?, ?, ?)
-		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used WHERE usage_counters.used + excluded.used <= ? RETURNING used`
-)
 
 // stateRow is one row of EntitlementState's query: the tenant itself
 // ("tenant": plan id, seats), or one of its switches, add-ons, overrides,
@@ -95,53 +89,29 @@ type stateRow struct {
 	Extra *int64 `bun:"extra"`
 }
 
-// stateStmts are EntitlementState's query on db, [with usage][with
-// member]. They are written out rather than built with Bun on every
-// request: building the six to eight SELECTs of their parts allocated 150
-// of the 594 MB an invoice preview run allocated (bench --profile, heap).
-// ?0 is the tenant, then the period, then the member.
-func stateStmts(db bun.IDB) (stmts [2][2]*database.Stmt) {
-	for usage := range 2 {
-		for member := range 2 {
-			stmts[usage][member] = database.NewStmt(db, stateQuery(database.IsPostgres(db), usage == 1, member == 1))
-		}
-	}
-	return stmts
-}
-
-// stateQuery writes the UNION ALL of the state's parts; only the tenant's
+// stateQuery is EntitlementState's UNION ALL: the tenant's row, then one
+// part per kind of state, each confined to the tenant. Only the tenant's
 // row fills the fourth column (extra), with its count of enabled webhook
-// endpoints. Postgres takes each part in parentheses, SQLite none.
-func stateQuery(postgres, usage, member bool) string {
-	parts := []string{
-		`SELECT 'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra FROM tenants WHERE (id = ?0)`,
-		`SELECT 'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL FROM module_toggles WHERE (tenant_id = ?0)`,
-		`SELECT 'add_on', module, NULL, NULL FROM contract_add_ons WHERE (tenant_id = ?0)`,
-		`SELECT 'limit', feature, lim, NULL FROM limit_overrides WHERE (tenant_id = ?0)`,
+// endpoints.
+func (s *Store) stateQuery(ctx context.Context, tenantID string, sq tenancy.StateQuery) *bun.SelectQuery {
+	db := s.conn(ctx)
+	part := func(table, columns string) *bun.SelectQuery {
+		return database.ForTenant(db.NewSelect().TableExpr(table).ColumnExpr(columns), tenantID)
 	}
-	memberArg := "?1"
-	if usage {
-		parts = append(parts,
-			`SELECT 'usage', feature, used, NULL FROM usage_counters WHERE (tenant_id = ?0) AND (period = ?1)`,
-			`SELECT 'members', '', count(*), NULL FROM memberships WHERE (tenant_id = ?0)`)
-		memberArg = "?2"
+	q := db.NewSelect().TableExpr("tenants").
+		ColumnExpr("'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra").
+		Where("id = ?", tenantID).
+		UnionAll(part("module_toggles", "'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL")).
+		UnionAll(part("contract_add_ons", "'add_on', module, NULL, NULL")).
+		UnionAll(part("limit_overrides", "'limit', feature, lim, NULL"))
+	if sq.Period != "" {
+		q = q.UnionAll(part("usage_counters", "'usage', feature, used, NULL").Where("period = ?", sq.Period)).
+			UnionAll(part("memberships", "'members', '', count(*), NULL"))
 	}
-	if member {
-		parts = append(parts, `SELECT 'member', role, NULL, NULL FROM memberships WHERE (tenant_id = ?0) AND (user_id = `+memberArg+`)`)
+	if sq.MemberID != "" {
+		q = q.UnionAll(part("memberships", "'member', role, NULL, NULL").Where("user_id = ?", sq.MemberID))
 	}
-	if postgres {
-		for i, p := range parts {
-			parts[i] = "(" + p + ")"
-		}
-	}
-	return strings.Join(parts, " UNION ALL ")
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return q
 }
 
 // EntitlementState implements tenancy.EntitlementStore with one UNION ALL
@@ -150,16 +120,8 @@ func b2i(b bool) int {
 // member's role. Each part is confined to the tenant.
 func (s *Store) EntitlementState(ctx context.Context, tenantID string, sq tenancy.StateQuery) (tenancy.EntitlementState, error) {
 	period := sq.Period
-	args := make([]any, 1, 3)
-	args[0] = tenantID
-	if period != "" {
-		args = append(args, period)
-	}
-	if sq.MemberID != "" {
-		args = append(args, sq.MemberID)
-	}
 	rows := make([]stateRow, 0, 8)
-	if err := s.stmts.state[b2i(period != "")][b2i(sq.MemberID != "")].Scan(ctx, &rows, args...); err != nil {
+	if err := s.stateQuery(ctx, tenantID, sq).Scan(ctx, &rows); err != nil {
 		return tenancy.EntitlementState{}, translate(err)
 	}
 	st := tenancy.EntitlementState{TenantID: tenantID, Toggles: map[string]bool{}, AddOns: []string{}, Overrides: map[string]*int64{}}

@@ -12,11 +12,11 @@ import (
 
 // Tenants implements tenancy.IndexStore. The search is a substring match
 // on lower-cased columns, the same SQL on both dialects; it scans the
-// tenants table, which an operator's search may.
+// tenants table, which an operator's search may: it spans tenants.
 func (s *Store) Tenants(ctx context.Context, f tenancy.SearchFilter) ([]tenancy.Tenant, bool, error) {
 	limit := max(f.Limit, 1) // the service clamped it; never scan without a bound
 	var rows []tenantRow
-	q := s.conn(ctx).NewSelect().Model(&rows)
+	q := database.AcrossTenants(s.conn(ctx).NewSelect()).Model(&rows)
 	if f.Query != "" {
 		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			like := likePattern(f.Query)
@@ -53,13 +53,16 @@ func (s *Store) Users(ctx context.Context, f tenancy.SearchFilter) ([]tenancy.Us
 }
 
 // APIKeys implements tenancy.IndexStore; a tenant's keys are found by the
-// index on (tenant_id, id).
+// index on (tenant_id, id). Without a tenant it is the operator's list of
+// every key, across tenants.
 func (s *Store) APIKeys(ctx context.Context, f tenancy.KeyFilter) ([]tenancy.APIKey, bool, error) {
 	limit := max(f.Limit, 1)
 	var rows []apiKeyRow
 	q := s.conn(ctx).NewSelect().Model(&rows).ExcludeColumn("secret_hash")
 	if f.TenantID != "" {
 		q = database.ForTenant(q, f.TenantID)
+	} else {
+		q = database.AcrossTenants(q)
 	}
 	if f.Before != "" {
 		q = q.Where("id < ?", f.Before)

@@ -48,12 +48,10 @@ type memberRow struct {
 func (s *Store) Members(ctx context.Context, tenantID string, f tenancy.MemberFilter) ([]tenancy.Member, bool, error) {
 	limit := max(f.Limit, 1) // the service clamped it; never scan without a bound
 	var rows []memberRow
-	// users has no tenant_id: the filter ForTenant adds names the
-	// memberships' column.
-	q := database.ForTenant(s.conn(ctx).NewSelect().
+	q := database.ForTenantAs(s.conn(ctx).NewSelect().
 		ColumnExpr("m.tenant_id, m.user_id, u.email, u.name, m.role, m.created_at").
 		TableExpr("memberships AS m").
-		Join("JOIN users AS u ON u.id = m.user_id"), tenantID)
+		Join("JOIN users AS u ON u.id = m.user_id"), "m", tenantID)
 	if f.Before != "" {
 		q = q.Where("m.user_id < ?", f.Before)
 	}

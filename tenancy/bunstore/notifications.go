@@ -59,58 +59,37 @@ func (s *Store) CreateNotification(ctx context.Context, n tenancy.Notification, 
 	if key != "" {
 		row.DedupeKey = &key
 	}
-	res, err := s.stmts.insertNotification.Exec(ctx, row.TenantID, row.ID, row.Type, row.Title, row.Body,
-		row.Data, row.DedupeKey, row.CreatedAt, row.ReadAt)
+	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
 	return affected(res, err, tenancy.ErrConflict)
 }
-
-// insertNotification is CreateNotification's statement, on every payment
-// the provider's webhook reports. It is written out as Bun wrote it from
-// notificationRow, as membershipOf is, rather than built with reflection
-// on every request.
-const insertNotification = `INSERT INTO "notifications" AS "notification_row" ("tenant_id", "id", "type", "title", ` +
-	`"body", "data", "dedupe_key", "created_at", "read_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 
 // Notifications implements tenancy.NotificationStore.
 func (s *Store) Notifications(ctx context.Context, tenantID string, f tenancy.NotificationFilter) ([]tenancy.Notification, bool, error) {
 	limit := max(f.Limit, 1) // the service clamped it; never scan without a bound
 	var rows []notificationRow
-	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), a.Add(tenantID)).
+	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID).
 		OrderExpr("id DESC").Limit(int64(limit) + 1)
 	if f.UnreadOnly {
 		q = q.Where("read_at IS NULL")
 	}
 	if f.Before != "" {
-		q = q.Where("id < ?", a.Add(f.Before))
+		q = q.Where("id < ?", f.Before)
 	}
-	if err := database.Scan(ctx, s.db, q, a, &rows); err != nil {
+	if err := q.Scan(ctx); err != nil {
 		return nil, false, translate(err)
 	}
-	more := len(rows) > limit
-	if more {
-		rows = rows[:limit]
-	}
-	out := make([]tenancy.Notification, len(rows))
-	for i, r := range rows {
-		n, err := r.notification()
-		if err != nil {
-			return nil, false, err
-		}
-		out[i] = n
-	}
-	return out, more, nil
+	return database.Page(rows, limit, notificationRow.notification)
 }
 
 // MarkNotificationRead implements tenancy.NotificationStore.
 func (s *Store) MarkNotificationRead(ctx context.Context, tenantID, id string, at time.Time) (tenancy.Notification, error) {
 	var row notificationRow
-	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewUpdate().Model(&row), a.Add(tenantID)).
-		Set("read_at = COALESCE(read_at, ?)", a.Add(at)).
-		Where("id = ?", a.Add(id)).
-		Returning("*")
-	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+	err := database.ForTenant(s.conn(ctx).NewUpdate().Model(&row), tenantID).
+		Set("read_at = COALESCE(read_at, ?)", at).
+		Where("id = ?", id).
+		Returning("*").
+		Scan(ctx)
+	if err != nil {
 		return tenancy.Notification{}, translate(err)
 	}
 	return row.notification()
@@ -120,14 +99,13 @@ func (s *Store) MarkNotificationRead(ctx context.Context, tenantID, id string, a
 // on the unread rows (the partial index notifications_unread_idx holds
 // exactly them); read_at IS NULL keeps every first read time.
 func (s *Store) MarkNotificationsRead(ctx context.Context, tenantID, upTo string, at time.Time) (int64, error) {
-	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewUpdate().Table("notifications"), a.Add(tenantID)).
-		Set("read_at = ?", a.Add(at)).
+	q := database.ForTenant(s.conn(ctx).NewUpdate().Model((*notificationRow)(nil)), tenantID).
+		Set("read_at = ?", at).
 		Where("read_at IS NULL")
 	if upTo != "" {
-		q = q.Where("id <= ?", a.Add(upTo))
+		q = q.Where("id <= ?", upTo)
 	}
-	res, err := database.Exec(ctx, s.db, q, a)
+	res, err := q.Exec(ctx)
 	if err != nil {
 		return 0, translate(err)
 	}
@@ -140,14 +118,12 @@ func (s *Store) MarkNotificationsRead(ctx context.Context, tenantID, upTo string
 
 // UnreadNotifications implements tenancy.NotificationStore.
 func (s *Store) UnreadNotifications(ctx context.Context, tenantID string) (int64, error) {
-	a := database.NewArgs(s.db)
-	q := database.ForTenant(s.conn(ctx).NewSelect().Table("notifications").ColumnExpr("count(*)"), a.Add(tenantID)).
-		Where("read_at IS NULL")
-	var n int64
-	if err := database.Scan(ctx, s.db, q, a, &n); err != nil {
+	n, err := database.ForTenant(s.conn(ctx).NewSelect().Model((*notificationRow)(nil)), tenantID).
+		Where("read_at IS NULL").Count(ctx)
+	if err != nil {
 		return 0, translate(err)
 	}
-	return n, nil
+	return int64(n), nil
 }
 
 // decodeData decodes a notification's stored data, keeping numbers as

@@ -44,13 +44,10 @@ func (s *Store) CreateOperatorKey(ctx context.Context, k operator.Key, secretHas
 	return translate(err)
 }
 
-// OperatorKeyByHash implements operator.KeyStore. Every operator request
-// runs it, so its value is bound (database.Args).
+// OperatorKeyByHash implements operator.KeyStore.
 func (s *Store) OperatorKeyByHash(ctx context.Context, secretHash string) (operator.Key, error) {
 	var row operatorKeyRow
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewSelect().Model(&row).Where("secret_hash = ?", a.Add(secretHash))
-	if err := database.Scan(ctx, s.db, q, a, &row); err != nil {
+	if err := s.conn(ctx).NewSelect().Model(&row).Where("secret_hash = ?", secretHash).Scan(ctx); err != nil {
 		return operator.Key{}, translate(err)
 	}
 	return row.key(), nil

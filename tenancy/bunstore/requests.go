@@ -104,13 +104,14 @@ func (s *Store) ListRequests(ctx context.Context, tenantID string, f contract.Fi
 }
 
 // AllRequests implements contract.Store: the operators' query across
-// tenants, so not confined by database.ForTenant unless a tenant is asked
-// for.
+// tenants, confined by database.ForTenant only when a tenant is asked for.
 func (s *Store) AllRequests(ctx context.Context, f contract.AllFilter) ([]contract.Request, bool, error) {
 	var rows []contractRequestRow
 	q := s.conn(ctx).NewSelect().Model(&rows)
 	if f.TenantID != "" {
 		q = database.ForTenant(q, f.TenantID)
+	} else {
+		q = database.AcrossTenants(q)
 	}
 	return s.listRequests(ctx, q, &rows, f.Filter)
 }
@@ -139,11 +140,10 @@ func (s *Store) listRequests(ctx context.Context, q *bun.SelectQuery, rows *[]co
 }
 
 // RequestTenant implements contract.Store. Like billing's InvoiceTenant it
-// is not confined by database.ForTenant: its caller does not know the
-// tenant yet.
+// spans tenants: its caller does not know the tenant yet.
 func (s *Store) RequestTenant(ctx context.Context, id string) (string, error) {
 	var tenantID string
-	err := s.conn(ctx).NewSelect().Model((*contractRequestRow)(nil)).Column("tenant_id").
+	err := database.AcrossTenants(s.conn(ctx).NewSelect()).Model((*contractRequestRow)(nil)).Column("tenant_id").
 		Where("id = ?", id).Limit(1).Scan(ctx, &tenantID)
 	if err != nil {
 		return "", translate(err)
@@ -155,7 +155,7 @@ func (s *Store) RequestTenant(ctx context.Context, id string) (string, error) {
 // tenants, served by the partial index on approved requests.
 func (s *Store) DueRequests(ctx context.Context, now time.Time, limit int) ([]contract.Request, error) {
 	var rows []contractRequestRow
-	err := s.conn(ctx).NewSelect().Model(&rows).
+	err := database.AcrossTenants(s.conn(ctx).NewSelect()).Model(&rows).
 		Where("status = ?", string(contract.RequestApproved)).Where("effective_at <= ?", now).
 		OrderExpr("effective_at, id").Limit(int64(max(limit, 1))).Scan(ctx)
 	if err != nil {

@@ -154,7 +154,7 @@ func TestComputePreview(t *testing.T) {
 			if !slices.Equal(terms.AddOns, before) {
 				t.Fatalf("ComputePreview changed the contract's add-ons: got %v, want %v", terms.AddOns, before)
 			}
-			// It reads the catalog's own plans (PlanShared): they must come out unchanged.
+			// The catalog's plans must come out unchanged.
 			if after := jsonString(cat.Plans); after != plansBefore {
 				t.Fatalf("ComputePreview changed the catalog's plans:\n got %s\nwant %s", after, plansBefore)
 			}

@@ -18,8 +18,6 @@ import (
 	"strings"
 	"time"
 
-	segjson "github.com/segmentio/encoding/json"
-
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -161,8 +159,8 @@ type Store interface {
 	// may have a subscriber that takes it (a webhook endpoint): a Store
 	// that can tell in the statement that inserts e says false when none
 	// can, and the Recorder then tells no Subscriber of e; one that cannot
-	// tell says true. Without ask (the subscribers knew, KnownSubscriber)
-	// it only inserts, and subscribed means nothing.
+	// tell says true. Without ask (the Recorder has no subscribers) it
+	// only inserts, and subscribed means nothing.
 	CreateEvent(ctx context.Context, e Event, ask bool) (subscribed bool, err error)
 	// Event returns the event id; of tenantID only, unless tenantID is
 	// "" (the operators' view). ErrNotFound when there is none.
@@ -198,21 +196,6 @@ type Subscriber interface {
 	Dispatch(ctx context.Context, e Event) error
 }
 
-// KnownSubscriber is a Subscriber that may know from ctx alone (the
-// request's state, read before its change began) whether a tenant's events
-// concern it. When every Subscriber knows, the Recorder does not ask the
-// Store (Store.CreateEvent's ask): package outbound learns whether the
-// tenant has an enabled endpoint from the state the request already read
-// (tenancy.WebhookEndpoints), and the event's insert then asks nothing.
-// That question was about 40 % of the event log's cost on a create
-// invoice (bench --event-cost).
-type KnownSubscriber interface {
-	Subscriber
-	// Subscribed reports whether tenantID's events may concern the
-	// subscriber; known is false when ctx does not tell.
-	Subscribed(ctx context.Context, tenantID string) (subscribed, known bool)
-}
-
 // Subscribe makes s hear of every event r writes from now on. Subscribe
 // while wiring, before r records concurrently: it is not synchronised.
 func (r *Recorder) Subscribe(s Subscriber) {
@@ -238,12 +221,7 @@ func NewRecorder(store Store) *Recorder {
 // transaction: the event, and what the subscribers write, commit or roll
 // back with it.
 func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, resourceID string, data any) error {
-	// segmentio/encoding/json writes the bytes encoding/json.Marshal
-	// writes, faster (the HTTP API's responses use it too, and
-	// httpapi.writeBody says why that library). Encoding with
-	// encoding/json was 3.4 % of the server's CPU on a webhook ingest
-	// (bench --profile).
-	raw, err := segjson.Marshal(data)
+	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("event: record %s: %w", typ, err)
 	}
@@ -255,15 +233,12 @@ func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, reso
 		CreatedAt: at,
 	}
 	e.Actor, e.RequestID = actorOf(ctx)
-	subscribed, known := r.subscribed(ctx, tenantID)
-	asked, err := r.store.CreateEvent(ctx, e, !known)
-	if !known {
-		subscribed = asked
-	}
+	ask := len(r.subs) > 0
+	subscribed, err := r.store.CreateEvent(ctx, e, ask)
 	if err != nil {
 		return fmt.Errorf("event: record %s: %w", typ, err)
 	}
-	if !subscribed {
+	if !ask || !subscribed {
 		return nil
 	}
 	for _, s := range r.subs {
@@ -272,24 +247,6 @@ func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, reso
 		}
 	}
 	return nil
-}
-
-// subscribed reports whether any subscriber takes tenantID's events, and
-// whether they all know it without the Store (KnownSubscriber). Without
-// subscribers, nothing does and the Store need not be asked.
-func (r *Recorder) subscribed(ctx context.Context, tenantID string) (subscribed, known bool) {
-	for _, s := range r.subs {
-		k, ok := s.(KnownSubscriber)
-		if !ok {
-			return false, false
-		}
-		has, knows := k.Subscribed(ctx, tenantID)
-		if !knows {
-			return false, false
-		}
-		subscribed = subscribed || has
-	}
-	return subscribed, true
 }
 
 type requestIDKey struct{}

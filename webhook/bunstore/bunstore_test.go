@@ -6,6 +6,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/webhook"
 	"github.com/tenantkit/tenantkit/webhook/bunstore"
@@ -16,7 +17,7 @@ func TestBunStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		newStore := func(t *testing.T) webhook.Store {
 			// One database per dialect; each case starts from an empty inbox.
-			if _, err := db.NewDelete().TableExpr("webhook_events").Where("TRUE").Exec(context.Background()); err != nil {
+			if _, err := database.AcrossTenants(db.NewDelete()).TableExpr("webhook_events").Where("TRUE").Exec(context.Background()); err != nil {
 				t.Fatalf("empty webhook_events: %v", err)
 			}
 			return bunstore.New(db)

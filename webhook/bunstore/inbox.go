@@ -9,16 +9,18 @@ import (
 
 var _ webhook.Inbox = (*Store)(nil)
 
+// settledColumns are the columns a settlement writes.
+var settledColumns = []string{"outcome", "reason", "tenant_id", "invoice_id", "processed_at"}
+
 // Events implements webhook.Inbox.
 func (s *Store) Events(ctx context.Context, f webhook.EventFilter) ([]webhook.Record, bool, error) {
 	limit := max(f.Limit, 1)
 	rows := make([]eventRow, 0, limit+1)
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewSelect().Model(&rows).Where("outcome = ?", a.Add(string(f.Outcome)))
+	q := database.AcrossTenants(s.conn(ctx).NewSelect()).Model(&rows).Where("outcome = ?", string(f.Outcome))
 	if f.Before != "" {
-		q = q.Where("id < ?", a.Add(f.Before))
+		q = q.Where("id < ?", f.Before)
 	}
-	if err := database.Scan(ctx, s.db, q.OrderExpr("id DESC").Limit(int64(limit)+1), a, &rows); err != nil {
+	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
 		return nil, false, database.Wrap(err)
 	}
 	return database.Page(rows, limit, func(r eventRow) (webhook.Record, error) { return r.record(), nil })
@@ -29,13 +31,11 @@ func (s *Store) Events(ctx context.Context, f webhook.EventFilter) ([]webhook.Re
 // the outcome changed.
 func (s *Store) Settle(ctx context.Context, r webhook.Record, from webhook.Outcome) error {
 	row := toRow(r)
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewUpdate().Model((*eventRow)(nil)).
-		Set("outcome = ?", a.Add(row.Outcome)).Set("reason = ?", a.Add(row.Reason)).
-		Set("tenant_id = ?", a.Add(row.TenantID)).Set("invoice_id = ?", a.Add(row.InvoiceID)).
-		Set("processed_at = ?", a.Add(row.ProcessedAt)).
-		Where("id = ?", a.Add(r.ID)).Where("outcome = ?", a.Add(string(from)))
-	res, err := database.Exec(ctx, s.db, q, a)
+	res, err := database.AcrossTenants(s.conn(ctx).NewUpdate()).Model(&row).
+		Column(settledColumns...).
+		Where("id = ?", r.ID).
+		Where("outcome = ?", string(from)).
+		Exec(ctx)
 	if err != nil {
 		return database.Wrap(err)
 	}

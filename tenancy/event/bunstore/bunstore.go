@@ -24,9 +24,6 @@ type Store struct {
 	db bun.IDB
 	// subscribed is the SQL of WithSubscribers; "" without it.
 	subscribed string
-	// insert is insertEvent, and insertAsking insertEvent returning
-	// subscribed (nil without it), each formatted for db once.
-	insert, insertAsking *database.Stmt
 }
 
 var _ event.Store = (*Store)(nil)
@@ -40,21 +37,16 @@ type Option func(*Store)
 // the tenant id, e.g. outbound/bunstore.EndpointsExist. Without it
 // CreateEvent reports every event subscribed, and the subscribers make
 // their own query. tenantkit.New sets it: a mutation of a tenant without
-// webhook endpoints then costs one round trip for its event, not two (the
-// event log's cost on create invoice, bench --event-cost: 15.2 % with the
-// second round trip).
+// webhook endpoints then costs one round trip for its event, not two.
 func WithSubscribers(exists string) Option {
 	return func(s *Store) { s.subscribed = exists }
 }
 
 // New returns the Store on db. Apply Migrations first.
 func New(db bun.IDB, opts ...Option) *Store {
-	s := &Store{db: db, insert: database.NewStmt(db, insertEvent)}
+	s := &Store{db: db}
 	for _, o := range opts {
 		o(s)
-	}
-	if s.subscribed != "" {
-		s.insertAsking = database.NewStmt(db, insertEvent+" RETURNING "+s.subscribed)
 	}
 	return s
 }
@@ -66,42 +58,6 @@ var migrationsFS embed.FS
 // "postgres" and "sqlite"), for database.Migrate.
 func Migrations() fs.FS { return database.Embedded(migrationsFS) }
 
-type row struct {
-	bun.BaseModel `bun:"table:events"`
-	ID            string    `bun:"id,pk"`
-	TenantID      *string   `bun:"tenant_id"`
-	Type          string    `bun:"type"`
-	ActorType     string    `bun:"actor_type"`
-	ActorID       string    `bun:"actor_id"`
-	CredentialID  string    `bun:"credential_id"`
-	AuthMethod    string    `bun:"auth_method"`
-	ClientIP      string    `bun:"client_ip"`
-	RequestID     string    `bun:"request_id"`
-	ResourceType  string    `bun:"resource_type"`
-	ResourceID    string    `bun:"resource_id"`
-	Data          string    `bun:"data"`
-	CreatedAt     time.Time `bun:"created_at"`
-}
-
-func (r row) event() (event.Event, error) {
-	e := event.Event{
-		ID: r.ID, Type: r.Type,
-		Actor: event.Actor{Type: r.ActorType, ID: r.ActorID, CredentialID: r.CredentialID,
-			AuthMethod: r.AuthMethod, ClientIP: r.ClientIP},
-		RequestID: r.RequestID,
-		Resource:  event.Resource{Type: r.ResourceType, ID: r.ResourceID},
-		Data:      json.RawMessage(r.Data),
-		CreatedAt: r.CreatedAt.UTC(),
-	}
-	if r.TenantID != nil {
-		e.TenantID = *r.TenantID
-	}
-	// Data is not checked here: CreateEvent checks it on the way in, once
-	// per event, where checking every row read cost 8.5% of the server's
-	// CPU on GET /api/events (bench --profile, events list).
-	return e, nil
-}
-
 // errInvalidData is an event whose data is not JSON, which CreateEvent
 // refuses to store.
 var errInvalidData = errors.New("event: data is not JSON")
@@ -110,7 +66,8 @@ func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.
 
 // CreateEvent implements event.Store. It refuses data that is not JSON
 // (errInvalidData): the rows it writes are read back unchecked. With ask
-// and WithSubscribers, the insert also answers the subscribers' question.
+// and WithSubscribers, the insert also answers the subscribers' question;
+// an event of the platform's own has none.
 func (s *Store) CreateEvent(ctx context.Context, e event.Event, ask bool) (bool, error) {
 	r := row{
 		ID: e.ID, Type: e.Type,
@@ -128,74 +85,76 @@ func (s *Store) CreateEvent(ctx context.Context, e event.Event, ask bool) (bool,
 		t := e.TenantID
 		r.TenantID = &t
 	}
-	vals := []any{r.ID, r.TenantID, r.Type, r.ActorType, r.ActorID, r.CredentialID, r.AuthMethod,
-		r.ClientIP, r.RequestID, r.ResourceType, r.ResourceID, r.Data, r.CreatedAt}
-	if !ask || s.insertAsking == nil {
-		_, err := s.insert.Exec(ctx, vals...)
+	q := s.conn(ctx).NewInsert().Model(&r)
+	if !ask || s.subscribed == "" {
+		_, err := q.Exec(ctx)
 		return true, translate(err)
 	}
+	if e.TenantID == "" {
+		_, err := q.Exec(ctx)
+		return false, translate(err)
+	}
 	var subscribed bool
-	err := s.insertAsking.Scan(ctx, &subscribed, append(vals, r.TenantID)...) // the tenant again, for subscribed
+	err := q.Returning(s.subscribed, e.TenantID).Scan(ctx, &subscribed)
 	return subscribed, translate(err)
 }
 
-// insertEvent is CreateEvent's statement, written out: built by Bun from
-// the row's model it cost 13 MB of every 287 MB a comment on a ticket
-// allocated (bench --profile, heap), on every change of every domain.
-// Store.insertAsking adds WithSubscribers' question to it.
-const insertEvent = `INSERT INTO events (id, tenant_id, type, actor_type, actor_id, credential_id, auth_method, client_ip, request_id, resource_type, resource_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-// Event implements event.Store.
+// Event implements event.Store: an operator's (tenantID "") may be any
+// tenant's.
 func (s *Store) Event(ctx context.Context, tenantID, id string) (event.Event, error) {
 	var r row
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewSelect().Model(&r).Where("id = ?", a.Add(id))
+	q := s.conn(ctx).NewSelect().Model(&r).Where("id = ?", id)
 	if tenantID != "" {
-		q = database.ForTenant(q, a.Add(tenantID))
+		q = database.ForTenant(q, tenantID)
+	} else {
+		q = database.AcrossTenants(q)
 	}
-	if err := database.Scan(ctx, s.db, q, a, &r); err != nil {
+	if err := q.Scan(ctx); err != nil {
 		return event.Event{}, translate(err)
 	}
 	return r.event()
 }
 
-// Events implements event.Store.
+// Events implements event.Store: an operator's list (no f.TenantID) spans
+// tenants.
 func (s *Store) Events(ctx context.Context, f event.Filter) ([]event.Event, bool, error) {
 	limit := max(f.Limit, 1)
 	var rows []row
-	a := database.NewArgs(s.db)
-	q := s.conn(ctx).NewSelect().Model(&rows).OrderExpr("id DESC").Limit(int64(limit) + 1)
+	q := s.conn(ctx).NewSelect().Model(&rows)
 	if f.TenantID != "" {
-		q = database.ForTenant(q, a.Add(f.TenantID))
+		q = database.ForTenant(q, f.TenantID)
+	} else {
+		q = database.AcrossTenants(q)
 	}
 	if f.Type != "" {
-		q = q.Where("type = ?", a.Add(f.Type))
+		q = q.Where("type = ?", f.Type)
 	}
 	if f.ResourceID != "" {
-		q = q.Where("resource_id = ?", a.Add(f.ResourceID))
+		q = q.Where("resource_id = ?", f.ResourceID)
 	}
 	if !f.CreatedAfter.IsZero() {
-		q = q.Where("created_at > ?", a.Add(f.CreatedAfter.UTC()))
+		q = q.Where("created_at > ?", f.CreatedAfter.UTC())
 	}
 	if !f.CreatedBefore.IsZero() {
-		q = q.Where("created_at < ?", a.Add(f.CreatedBefore.UTC()))
+		q = q.Where("created_at < ?", f.CreatedBefore.UTC())
 	}
 	if f.Before != "" {
-		q = q.Where("id < ?", a.Add(f.Before))
+		q = q.Where("id < ?", f.Before)
 	}
-	if err := database.Scan(ctx, s.db, q, a, &rows); err != nil {
+	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
 		return nil, false, translate(err)
 	}
 	return database.Page(rows, limit, row.event)
 }
 
-// PruneEvents implements event.Store.
+// PruneEvents implements event.Store. The retention is the platform's, so
+// it spans tenants. It deletes by id, which carries the creation time
+// (event.Event.ID), on the primary key: no index of created_at to keep up
+// on every insert.
 func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
-	a := database.NewArgs(s.db)
-	// By id, which carries the creation time (event.Event.ID), on the
-	// primary key: no index of created_at to keep up on every insert.
-	q := s.conn(ctx).NewDelete().Table("events").Where("id < ?", a.Add(id.Floor(id.Event, before)))
-	res, err := database.Exec(ctx, s.db, q, a)
+	res, err := database.AcrossTenants(s.conn(ctx).NewDelete()).Model((*row)(nil)).
+		Where("id < ?", id.Floor(id.Event, before)).
+		Exec(ctx)
 	if err != nil {
 		return 0, translate(err)
 	}

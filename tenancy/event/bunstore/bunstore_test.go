@@ -21,7 +21,7 @@ import (
 func TestStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		eventtest.Run(t, func(t *testing.T) eventtest.Backend {
-			if _, err := db.NewDelete().TableExpr("events").Where("TRUE").Exec(context.Background()); err != nil {
+			if _, err := database.AcrossTenants(db.NewDelete()).TableExpr("events").Where("TRUE").Exec(context.Background()); err != nil {
 				t.Fatalf("empty events: %v", err)
 			}
 			return eventtest.Backend{Store: bunstore.New(db), InTx: database.NewTransactor(db).InTx}
