@@ -21,9 +21,10 @@ import (
 // requests are like, the same statements in the same round trips, is the
 // endpoint's (typical): a rare extra statement, such as a threshold
 // notification, is thereby left out. The same statements may still be
-// sent in more or fewer round trips (two of them in one pipeline:
-// database.ExecLater), so the typical request's round trips must agree
-// too. If the two servers differ in either for any endpoint, the bench
+// sent in more or fewer round trips (two in one pipeline or one
+// multi-statement query), so the typical request's round trips must agree
+// too. Fingerprints ignore what changes no work: comments, quoting of
+// names, a NULL or DEFAULT for a value, and white space. If the two servers differ in either for any endpoint, the bench
 // stops with a non-zero exit and prints, per endpoint, both sequences
 // where they differ — the baseline is then to be brought in line before a
 // number of it means anything. `go run . --check` runs only this check.
@@ -58,10 +59,15 @@ type requestWork struct {
 }
 
 var (
-	reSpace   = regexp.MustCompile(`\s+`)
-	reString  = regexp.MustCompile(`'(?:[^']|'')*'`)
-	reNumber  = regexp.MustCompile(`(^|[^\w$."])-?\d+(?:\.\d+)?`)
-	rePingSQL = regexp.MustCompile(`^(-- ping|;)?$`)
+	reSpace      = regexp.MustCompile(`\s+`)
+	reString     = regexp.MustCompile(`'(?:[^']|'')*'`)
+	reNumber     = regexp.MustCompile(`(^|[^\w$."])-?\d+(?:\.\d+)?`)
+	rePingSQL    = regexp.MustCompile(`^(-- ping|;)?$`)
+	reComment    = regexp.MustCompile(`/\*.*?\*/`)
+	reNullish    = regexp.MustCompile(`(?i)\b(null|default|true|false)\b`)
+	reOpenSpace  = regexp.MustCompile(`\(\s+`)
+	reCloseSpace = regexp.MustCompile(`\s+([),])`)
+	reCommaNext  = regexp.MustCompile(`,(\S)`)
 	// Bun names each savepoint at random.
 	reSavepoint = regexp.MustCompile(`\bSP_[0-9a-f]+\b`)
 )
@@ -74,10 +80,18 @@ var (
 // (LIMIT $2), and so does a bound statement from the same text sent with
 // its values written in.
 func fingerprint(e executed) string {
-	t := strings.TrimSpace(reSpace.ReplaceAllString(e.Text, " "))
+	t := reComment.ReplaceAllString(e.Text, "")
+	t = strings.TrimSpace(reSpace.ReplaceAllString(t, " "))
 	t = reSavepoint.ReplaceAllString(t, "SP_?")
 	t = reString.ReplaceAllString(t, "?")
 	t = reNumber.ReplaceAllString(t, "${1}?")
+	// What changes no work: quoting names, a NULL or a column's default
+	// for a value, white space beside parentheses and commas.
+	t = strings.ReplaceAll(t, `"`, "")
+	t = reNullish.ReplaceAllString(t, "?")
+	t = reOpenSpace.ReplaceAllString(t, "(")
+	t = reCloseSpace.ReplaceAllString(t, "$1")
+	t = reCommaNext.ReplaceAllString(t, ", $1")
 	if e.Simple {
 		t = "simple: " + t
 	}
@@ -240,7 +254,7 @@ func measureRequests(ctx context.Context, p *proc, counter *pgCounter, fx *fixtu
 
 // unfairness says how the two servers' typical requests of one endpoint
 // differ, "" when they do not: other statements, or the same statements
-// pipelined differently (database.ExecLater), in more or fewer round
+// sent differently, in more or fewer round
 // trips. The averages are not judged: they also hold whatever rare extra
 // the typical request leaves out.
 func unfairness(r rtResult) string {

@@ -102,15 +102,8 @@ func TestFairnessOnPostgres(t *testing.T) {
 		}
 		res, err := checkFairnessPaced(ctx, config{RateLimit: 1e6}, b.bins, b.dbURL, b.fx, eps, b.dir,
 			fairnessSpec{Requests: fairnessRequests, Gap: 250 * time.Millisecond})
-		if len(res) < len(eps) {
-			t.Fatal(err)
-		}
 		if err != nil {
-			// The baseline still runs the statements of tenantkit's data
-			// path before it went through Bun (docs/performance.md): the
-			// bench refuses to compare, and this test judges tenantkit's
-			// own counts.
-			t.Logf("%.200s", err)
+			t.Fatal(err)
 		}
 		for _, r := range res {
 			// At most one round trip in the 20 requests besides their own.
@@ -118,7 +111,7 @@ func TestFairnessOnPostgres(t *testing.T) {
 				t.Errorf("%s: tenantkit %.2f round trips per request on average, its typical request %d: want them equal",
 					r.Endpoint, r.TK.RoundTrips, r.TKRoundTrips)
 			}
-			if r.Same && r.TKRoundTrips != r.BaseRoundTrips {
+			if r.TKRoundTrips != r.BaseRoundTrips {
 				t.Errorf("%s: typical request %d round trips in tenantkit, %d in the baseline", r.Endpoint, r.TKRoundTrips, r.BaseRoundTrips)
 			}
 		}

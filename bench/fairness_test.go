@@ -16,7 +16,7 @@ func TestFingerprint(t *testing.T) {
 		{"written-in limit", executed{Text: "SELECT a FROM t ORDER BY id DESC LIMIT 21"}, "SELECT a FROM t ORDER BY id DESC LIMIT ?"},
 		{"bound limit differs", executed{Text: "SELECT a FROM t ORDER BY id DESC LIMIT $2"}, "SELECT a FROM t ORDER BY id DESC LIMIT $2"},
 		{"strings", executed{Text: "SELECT 'tenant' AS kind, 'it''s' FROM t"}, "SELECT ? AS kind, ? FROM t"},
-		{"names with digits kept", executed{Text: `SELECT "t2"."a1" FROM t2`}, `SELECT "t2"."a1" FROM t2`},
+		{"names unquoted, digits kept", executed{Text: `SELECT "t2"."a1" FROM t2`}, `SELECT t2.a1 FROM t2`},
 		{"savepoint names", executed{Simple: true, Text: "RELEASE SAVEPOINT SP_2a68041b20d9"}, "simple: RELEASE SAVEPOINT SP_?"},
 		{"simple protocol marked", executed{Simple: true, Text: "begin"}, "simple: begin"},
 	} {

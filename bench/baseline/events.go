@@ -13,14 +13,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The event log's inserts (tenancy/event/bunstore): every mutation writes
-// one in its transaction. A request that read the tenant's state knows
-// from it whether the tenant has an enabled webhook endpoint, and inserts
-// with sqlEventInsertKnown; any other learns it in the same statement
-// (outbound/bunstore.EndpointsExist).
+// The event log's insert (tenancy/event/bunstore): every mutation writes
+// one in its transaction, learning in the same statement whether the
+// tenant has an enabled webhook endpoint (outbound/bunstore.EndpointsExist).
 const (
-	sqlEventInsertKnown = `INSERT INTO events (id, tenant_id, type, actor_type, actor_id, credential_id, auth_method, client_ip, request_id, resource_type, resource_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
-	sqlEventInsert      = `INSERT INTO events (id, tenant_id, type, actor_type, actor_id, credential_id, auth_method, client_ip, request_id, resource_type, resource_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = $14 AND enabled)`
+	sqlEventInsert = `INSERT INTO events (id, tenant_id, type, actor_type, actor_id, credential_id, auth_method, client_ip, request_id, resource_type, resource_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = $14 AND enabled)`
 )
 
 // actor is who an event says made the change: a caller's key, or the
@@ -51,27 +48,22 @@ func (s *server) recordEvent(ctx context.Context, tx pgx.Tx, a actor, tenantID, 
 	return s.recordEventAfter(ctx, tx, nil, a, tenantID, typ, resourceType, resourceID, data)
 }
 
-// queued is a statement that tenantkit keeps for its transaction's next
-// one (database.ExecLater): both go in one pipeline, one round trip.
+// queued is a statement of the change that goes before its event's.
 type queued struct {
 	sql  string
 	args []any
 }
 
-// recordEventAfter is recordEvent with the statements kept before it sent
-// in the same round trip as the event's insert (one pgx batch), as
-// tenantkit sends them. With s.noEvents they go alone, as tenantkit's
-// commit would send them.
+// recordEventAfter is recordEvent with the change's own statements run
+// first, each in a round trip of its own, as tenantkit runs them.
 func (s *server) recordEventAfter(ctx context.Context, tx pgx.Tx, kept []queued, a actor, tenantID, typ, resourceType, resourceID string, data any) error {
-	b := &pgx.Batch{}
 	for _, k := range kept {
-		b.Queue(k.sql, k.args...)
+		if _, err := tx.Exec(ctx, k.sql, k.args...); err != nil {
+			return err
+		}
 	}
 	if s.noEvents {
-		if len(kept) == 0 {
-			return nil
-		}
-		return tx.SendBatch(ctx, b).Close()
+		return nil
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -90,16 +82,8 @@ func (s *server) recordEventAfter(ctx context.Context, tx pgx.Tx, kept []queued,
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	id := newID("evt")
 	var subscribed bool
-	if a.c != nil && a.c.st != nil {
-		subscribed = a.c.st.webhookEndpoints > 0
-		b.Queue(sqlEventInsertKnown, id, tenant, typ, actorType, actorID, credentialID, method,
-			a.clientIP, a.requestID, resourceType, resourceID, string(raw), now)
-	} else {
-		b.Queue(sqlEventInsert, id, tenant, typ, actorType, actorID, credentialID, method,
-			a.clientIP, a.requestID, resourceType, resourceID, string(raw), now, tenant).
-			QueryRow(func(row pgx.Row) error { return row.Scan(&subscribed) })
-	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if err := tx.QueryRow(ctx, sqlEventInsert, id, tenant, typ, actorType, actorID, credentialID, method,
+		a.clientIP, a.requestID, resourceType, resourceID, string(raw), now, tenant).Scan(&subscribed); err != nil {
 		return err
 	}
 	if !subscribed {

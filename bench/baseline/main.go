@@ -38,6 +38,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tenantkit/tenantkit/catalog"
@@ -69,6 +70,9 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// As tenantkit's database.Open: values written into the text (pgx does
+	// it in the simple protocol, as Bun does), one round trip each.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	// The same pool size as tenantkit's database.Open.
 	cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

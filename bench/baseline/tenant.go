@@ -135,11 +135,11 @@ func limitOf(st *state, feature string) int64 {
 // Tenantkit's usage counter statements (a finite limit guards the
 // increment) and its notification insert.
 const (
-	sqlConsume = `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used RETURNING used`
-	sqlConsumeLimited = `INSERT INTO usage_counters (tenant_id, feature, period, used) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = usage_counters.used + excluded.used WHERE usage_counters.used + excluded.used <= $5 RETURNING used`
-	sqlNotification = `INSERT INTO "notifications" AS "notification_row" ("tenant_id", "id", "type", "title", "body", "data", "dedupe_key", "created_at", "read_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`
+	sqlConsume = `INSERT INTO "usage_counters" AS "usage_row" ("tenant_id", "feature", "period", "used") VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = "usage_row".used + EXCLUDED.used RETURNING used`
+	sqlConsumeLimited = `INSERT INTO "usage_counters" AS "usage_row" ("tenant_id", "feature", "period", "used") VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant_id, feature, period) DO UPDATE SET used = "usage_row".used + EXCLUDED.used WHERE ("usage_row".used + EXCLUDED.used <= $5) RETURNING used`
+	sqlNotification = `INSERT INTO "notifications" AS "notification_row" ("tenant_id", "id", "type", "title", "body", "data", "dedupe_key", "created_at", "read_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING "read_at"`
 )
 
 // consume spends one unit of a metered feature in tx, as tenancy's

@@ -53,7 +53,7 @@ func (s *server) verifyWebhook(r *http.Request, body []byte) bool {
 }
 
 // sqlWebhookEvent is the webhook inbox's insert (webhook/bunstore).
-const sqlWebhookEvent = `INSERT INTO webhook_events (id, type, payload, outcome, reason, tenant_id, invoice_id, received_at, processed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`
+const sqlWebhookEvent = `INSERT INTO webhook_events AS "event_row" (id, type, payload, outcome, reason, tenant_id, invoice_id, received_at, processed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`
 
 // errDuplicate rolls back a redelivered event's transaction.
 var errDuplicate = errors.New("duplicate event")
@@ -109,8 +109,8 @@ func (s *server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 					inv.received, inv.refunded, inv.FinalizedAt, inv.PaidAt, inv.overdue, inv.uncollectible, inv.ID); err != nil {
 					return err
 				}
-				// The invoice's ledger entry, as billing writes it: kept for the
-				// event's round trip (database.ExecLater).
+				// The invoice's ledger entry, as billing writes it, before the
+				// event's insert.
 				insert := queued{sqlInsertPayment, []any{tid, newID("pay"), inv.ID, "payment", ev.Data.Amount, inv.Currency,
 					"webhook", "", ev.Data.PaymentID, ev.ID, now, now}}
 				data := map[string]any{"event_id": ev.ID, "invoice_id": inv.ID, "invoice_number": inv.Number,
