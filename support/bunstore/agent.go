@@ -35,19 +35,10 @@ func (s *Store) AllTickets(ctx context.Context, f support.AgentFilter) ([]suppor
 	} else {
 		q = database.AcrossTenants(q)
 	}
-	if f.Status != "" {
-		q = q.Where("status = ?", f.Status)
-	}
-	if f.Priority != "" {
-		q = q.Where("priority = ?", f.Priority)
-	}
 	if f.AssigneeID != "" {
 		q = q.Where("assignee_id = ?", f.AssigneeID)
 	}
-	if f.Before != "" {
-		q = q.Where("id < ?", f.Before)
-	}
-	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
+	if err := newestFirst(q, f.Status, f.Priority, f.Before, limit).Scan(ctx); err != nil {
 		return nil, false, translate(err)
 	}
 	return database.Page(rows, limit, func(r ticketRow) (support.TenantTicket, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/uptrace/bun"
+
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/support"
 )
@@ -40,19 +42,10 @@ func (s *Store) ListTickets(ctx context.Context, tenantID string, f support.List
 	limit := max(f.Limit, 1)
 	var rows []ticketRow
 	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows), tenantID)
-	if f.Status != "" {
-		q = q.Where("status = ?", f.Status)
-	}
-	if f.Priority != "" {
-		q = q.Where("priority = ?", f.Priority)
-	}
 	if f.RequesterID != "" {
 		q = q.Where("requester_id = ?", f.RequesterID)
 	}
-	if f.Before != "" {
-		q = q.Where("id < ?", f.Before)
-	}
-	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
+	if err := newestFirst(q, f.Status, f.Priority, f.Before, limit).Scan(ctx); err != nil {
 		return nil, false, translate(err)
 	}
 	return database.Page(rows, limit, ticketRow.ticket)
@@ -100,4 +93,19 @@ func (s *Store) UpdateTicket(ctx context.Context, tenantID, id string, update fu
 		return err
 	})
 	return out, err
+}
+
+// newestFirst adds the filters both ticket lists share (status, priority,
+// the page's keyset) to q and orders it newest first, one row past limit.
+func newestFirst(q *bun.SelectQuery, status, priority, before string, limit int) *bun.SelectQuery {
+	if status != "" {
+		q = q.Where("status = ?", status)
+	}
+	if priority != "" {
+		q = q.Where("priority = ?", priority)
+	}
+	if before != "" {
+		q = q.Where("id < ?", before)
+	}
+	return q.OrderExpr("id DESC").Limit(int64(limit) + 1)
 }
