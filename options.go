@@ -5,8 +5,8 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/tenantkit/tenantkit/outbound"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // Option tunes what New builds.

@@ -20,12 +20,12 @@ import (
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
-	"github.com/tenantkit/tenantkit/outbound"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/event"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // TestDeliveryRetriedUntilSuccess runs the whole path of an outbound

@@ -9,5 +9,5 @@ import _ "embed" // the SQLite schema snapshot
 // TestSQLiteSnapshot checks it against the migrations and rewrites it with
 // TENANTKIT_UPDATE_SNAPSHOT=1.
 //
-//go:embed schema/sqlite.sql
+//go:embed sqlite_snapshot.sql
 var sqliteSnapshot string

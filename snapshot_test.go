@@ -15,13 +15,13 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // The snapshot Migrate creates a new SQLite database from (snapshot.go),
 // and how to rewrite it.
 const (
-	snapshotFile     = "schema/sqlite.sql"
+	snapshotFile     = "sqlite_snapshot.sql"
 	envSnapshot      = "TENANTKIT_UPDATE_SNAPSHOT"
 	regenerateAdvice = envSnapshot + "=1 go test ./ -run TestSQLiteSnapshot"
 	snapshotHeader   = "-- The schema tenantkit.Migrate builds on SQLite (tenantkit.Schema's migrations\n" +

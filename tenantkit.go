@@ -13,24 +13,24 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	billingstore "github.com/tenantkit/tenantkit/billing/bunstore"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/event"
+	eventstore "github.com/tenantkit/tenantkit/event/bunstore"
 	"github.com/tenantkit/tenantkit/httpapi"
-	"github.com/tenantkit/tenantkit/httpapi/portal"
-	portalstore "github.com/tenantkit/tenantkit/httpapi/portal/bunstore"
+	idempotencystore "github.com/tenantkit/tenantkit/httpapi/bunstore"
 	"github.com/tenantkit/tenantkit/internal/database"
-	"github.com/tenantkit/tenantkit/internal/idempotency"
-	"github.com/tenantkit/tenantkit/outbound"
-	outboundstore "github.com/tenantkit/tenantkit/outbound/bunstore"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
+	"github.com/tenantkit/tenantkit/portal"
+	portalstore "github.com/tenantkit/tenantkit/portal/bunstore"
 	"github.com/tenantkit/tenantkit/support"
 	supportstore "github.com/tenantkit/tenantkit/support/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy"
 	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
-	"github.com/tenantkit/tenantkit/tenancy/event"
-	eventstore "github.com/tenantkit/tenantkit/tenancy/event/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
 	webhookstore "github.com/tenantkit/tenantkit/webhook/bunstore"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
+	outboundstore "github.com/tenantkit/tenantkit/webhook/outbound/bunstore"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // App is every tenantkit service wired on one database: each domain's
@@ -108,7 +108,7 @@ type App struct {
 	EventRetention time.Duration
 
 	db          *bun.DB
-	idempotency *idempotency.Store
+	idempotency *idempotencystore.Store
 	tracer      trace.TracerProvider
 }
 
@@ -146,7 +146,7 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 		Events:         event.NewLog(events),
 		EventRetention: DefaultEventRetention,
 		db:             db,
-		idempotency:    idempotency.New(db),
+		idempotency:    idempotencystore.New(db),
 		tracer:         o.tracerProvider(),
 	}
 	q, err := riverqueue.New(db, deliveryAttempter{app: a, tracer: o.tracerProvider().Tracer(tracerName)}, o.deliveries)
@@ -269,7 +269,7 @@ func (a *App) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
 // webhook events, the portal's sign-in links, the audit trail's events,
 // the outbound webhooks. Each holds the folders "postgres" and "sqlite".
 func Schema() []fs.FS {
-	return []fs.FS{idempotency.Migrations(), tenancystore.Migrations(), billingstore.Migrations(),
+	return []fs.FS{idempotencystore.Migrations(), tenancystore.Migrations(), billingstore.Migrations(),
 		supportstore.Migrations(), webhookstore.Migrations(), portalstore.Migrations(), eventstore.Migrations(),
 		outboundstore.Migrations()}
 }

@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/tenantkit/tenantkit/outbound"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
 // WithTracerProvider traces what the App does with tp (OpenTelemetry): a

@@ -3,7 +3,7 @@ package billing
 import (
 	"context"
 
-	"github.com/tenantkit/tenantkit/tenancy/event"
+	"github.com/tenantkit/tenantkit/event"
 )
 
 // Events records the audit trail's events: Record writes one event of type

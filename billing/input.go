@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // Bounds of the other fields of CreateInvoiceInput. Lengths count

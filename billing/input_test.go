@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // invalidCreates are inputs Create must refuse, with the field it must

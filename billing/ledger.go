@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/event"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/event"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // PaymentKind says whether a ledger entry brought money in or gave it back.

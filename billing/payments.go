@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantkit/tenantkit/event"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/arith"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/event"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // maxLedger bounds the running sums of payments and of refunds of one

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/arith"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Bounds of line items. They keep every computed amount far inside int64:

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/tenancy/event"
+	"github.com/tenantkit/tenantkit/event"
 )
 
 // UncollectibleReason says who wrote an invoice off as uncollectible.

@@ -13,11 +13,11 @@ import (
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/outbound"
+	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/event"
 	opkey "github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
 // TestEveryEventTypeIsEmitted causes every event type of package

@@ -3,8 +3,8 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // entitlementsResponse is the body of GET /api/tenant/entitlements/limit.

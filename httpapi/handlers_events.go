@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // eventFilters are the filters of the event lists (besides the operator's

@@ -6,10 +6,10 @@ import (
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // The operator API: the platform's staff, with operator keys, managing

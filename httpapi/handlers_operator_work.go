@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // selectTenantRequest is the body of POST /api/tenant/select.

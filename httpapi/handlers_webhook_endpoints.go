@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/outbound"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
 // endpointWithSecret is the answer that shows an endpoint's secret: the

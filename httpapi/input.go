@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // What reaches a query must be text the database stores as sent: no NUL

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/tenantkit/tenantkit/tenancy/event"
+	"github.com/tenantkit/tenantkit/event"
 )
 
 // logFields collects what the access log line needs but only later

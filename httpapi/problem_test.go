@@ -14,8 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/tenancy/event"
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/event"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // mustDecodeProblem reads a problem+json response body.

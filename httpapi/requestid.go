@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // requestIDHeader carries the request id in both directions ("X-Request-ID"

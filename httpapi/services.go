@@ -4,13 +4,13 @@ import (
 	"context"
 
 	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/outbound"
+	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
-	"github.com/tenantkit/tenantkit/tenancy/event"
 	"github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
 // The services the endpoints call, each declared as the methods its

@@ -15,8 +15,8 @@ import (
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
-	"github.com/tenantkit/tenantkit/outbound"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // TestWebhookRetryNowOverHTTP: a real receiver, a real delivery queue

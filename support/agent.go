@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tenantkit/tenantkit/event"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/event"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // The methods in this file are the platform agents' side of a ticket:

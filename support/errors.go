@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // Sentinel errors of the support domain. Service methods wrap them with

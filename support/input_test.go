@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/support"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 func TestCreateValidation(t *testing.T) {

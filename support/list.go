@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Page sizes of List.

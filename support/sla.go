@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // Target is the service level a ticket of one priority is promised with

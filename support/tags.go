@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // Bounds of a ticket's tags.

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // UpdateTicketInput is what the tenant's side sends to change a ticket:

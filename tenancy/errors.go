@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // Sentinel errors of the tenancy domain. The services wrap them with

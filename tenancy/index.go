@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // maxQueryLen bounds a search text, in characters.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/tenancy/event"
+	"github.com/tenantkit/tenantkit/event"
 )
 
 // Events records the audit trail's events: Record writes one event of type

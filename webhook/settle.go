@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // OutcomeDismissed: an unmatched event an operator looked at and set

@@ -18,9 +18,9 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/database"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // app is what every subcommand works with: the database, the catalog and

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // commandHelp is one line of `server --help`: a command, the arguments it

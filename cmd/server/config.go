@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit"
-	"github.com/tenantkit/tenantkit/outbound"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // config is the server's configuration, from flags with TENANTKIT_*

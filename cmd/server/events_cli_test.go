@@ -6,8 +6,8 @@ import (
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/internal/database"
-	"github.com/tenantkit/tenantkit/tenancy/event"
 )
 
 // TestCLIRecordsEvents runs every admin command that changes something and

@@ -15,8 +15,8 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/tenantkit/tenantkit/httpapi"
-	"github.com/tenantkit/tenantkit/httpapi/portal"
-	portalstore "github.com/tenantkit/tenantkit/httpapi/portal/bunstore"
+	"github.com/tenantkit/tenantkit/portal"
+	portalstore "github.com/tenantkit/tenantkit/portal/bunstore"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 

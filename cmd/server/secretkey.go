@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit"
-	"github.com/tenantkit/tenantkit/outbound"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
 // defaultSecretKeyFile is where serve keeps a generated secret key when

@@ -12,8 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun/driver/pgdriver"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/tenantkit/tenantkit/internal/fault"
 )
@@ -32,15 +30,44 @@ func sqlState(err error) string {
 	return ""
 }
 
+// sqliteCode is the result code of a SQLite error: the driver's error
+// type (modernc.org/sqlite's *sqlite.Error) has a Code method. The
+// driver is not imported here, so that a host on Postgres does not link
+// SQLite; the codes below are SQLite's C API values, fixed by SQLite.
+func sqliteCode(err error) (int, bool) {
+	var coded interface {
+		error
+		Code() int
+	}
+	if errors.As(err, &coded) {
+		return coded.Code(), true
+	}
+	return 0, false
+}
+
+// SQLite result codes (https://sqlite.org/rescode.html).
+const (
+	sqliteBusy                 = 5
+	sqliteLocked               = 6
+	sqliteNoMem                = 7
+	sqliteInterrupt            = 9
+	sqliteIOErr                = 10
+	sqliteFull                 = 13
+	sqliteCantOpen             = 14
+	sqliteProtocol             = 15
+	sqliteConstraintForeignKey = 787  // SQLITE_CONSTRAINT | 3<<8
+	sqliteConstraintPrimaryKey = 1555 // SQLITE_CONSTRAINT | 6<<8
+	sqliteConstraintUnique     = 2067 // SQLITE_CONSTRAINT | 8<<8
+)
+
 // IsUniqueViolation reports whether err is a unique or primary-key
 // constraint violation, on either dialect and any Postgres driver.
 func IsUniqueViolation(err error) bool {
 	if code := sqlState(err); code != "" {
 		return code == "23505"
 	}
-	var lite *sqlite.Error
-	if errors.As(err, &lite) {
-		return lite.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || lite.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	if code, ok := sqliteCode(err); ok {
+		return code == sqliteConstraintUnique || code == sqliteConstraintPrimaryKey
 	}
 	return false
 }
@@ -50,9 +77,8 @@ func IsForeignKeyViolation(err error) bool {
 	if code := sqlState(err); code != "" {
 		return code == "23503"
 	}
-	var lite *sqlite.Error
-	if errors.As(err, &lite) {
-		return lite.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+	if code, ok := sqliteCode(err); ok {
+		return code == sqliteConstraintForeignKey
 	}
 	return false
 }
@@ -127,9 +153,8 @@ func Unavailable(err error) bool {
 	if code := sqlState(err); code != "" {
 		return pgUnavailable(code)
 	}
-	var lite *sqlite.Error
-	if errors.As(err, &lite) {
-		return sqliteUnavailable(lite.Code())
+	if code, ok := sqliteCode(err); ok {
+		return sqliteUnavailable(code)
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) {
@@ -173,8 +198,8 @@ func pgUnavailable(code string) bool {
 // extended) is a failure of availability (see Unavailable).
 func sqliteUnavailable(code int) bool {
 	switch code & 0xff {
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_IOERR,
-		sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL, sqlite3.SQLITE_INTERRUPT:
+	case sqliteBusy, sqliteLocked, sqliteNoMem, sqliteIOErr,
+		sqliteFull, sqliteCantOpen, sqliteProtocol, sqliteInterrupt:
 		return true
 	}
 	return false

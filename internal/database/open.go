@@ -1,5 +1,6 @@
 // Package database is the shared storage plumbing of tenantkit: it opens a
-// Bun database from one URL (Postgres or pure-Go SQLite), runs the embedded
+// Bun database from one URL (Postgres, or SQLite where a program links the
+// pure-Go driver modernc.org/sqlite, as the reference server does), runs the embedded
 // migrations of every domain, and carries a transaction in the context so
 // that one operation spanning several domains commits or rolls back as one.
 package database
@@ -7,9 +8,11 @@ package database
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +23,6 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/driver/pgdriver"
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
 // Options tunes the connection pool. The zero value picks sensible sizes.
@@ -67,6 +69,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*bun.DB, error) {
 		dsn, err := sqliteDSN(rawURL)
 		if err != nil {
 			return nil, err
+		}
+		if !slices.Contains(sql.Drivers(), "sqlite") {
+			return nil, errors.New("database: SQLite is not linked into this program (import _ \"modernc.org/sqlite\")")
 		}
 		sqldb, err := sql.Open("sqlite", dsn)
 		if err != nil {

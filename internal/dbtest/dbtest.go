@@ -24,9 +24,10 @@ import (
 	"github.com/ory/dockertest/v3"
 	"github.com/ory/dockertest/v3/docker"
 	"github.com/uptrace/bun"
+	_ "modernc.org/sqlite" // the tests' SQLite: the library itself does not link it
 
 	"github.com/tenantkit/tenantkit/internal/database"
-	"github.com/tenantkit/tenantkit/outbound/riverqueue"
+	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
 
 // Environment variables that steer the Postgres tests.

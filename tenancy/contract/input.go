@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // Bounds of SubmitInput.

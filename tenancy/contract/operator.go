@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // AllFilter selects and pages contract requests across tenants, newest

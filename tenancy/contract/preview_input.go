@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tenantkit/tenantkit/tenancy/field"
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // MaxPreviewModules is the most modules a preview's hypothetical change

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/event"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/event"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // Submit records the tenant's request, submitted by the user userID, as

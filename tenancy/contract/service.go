@@ -3,7 +3,7 @@ package contract
 import (
 	"context"
 	"fmt"
-	"github.com/tenantkit/tenantkit/tenancy/event"
+	"github.com/tenantkit/tenantkit/event"
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"

@@ -26,9 +26,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 )
 
 // The operator scopes. They are tenancy.Scopes so that a request's

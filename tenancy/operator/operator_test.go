@@ -8,11 +8,11 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/bunstore"
-	"github.com/tenantkit/tenantkit/tenancy/field"
 	"github.com/tenantkit/tenantkit/tenancy/operator"
 )
 

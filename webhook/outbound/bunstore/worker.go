@@ -1,0 +1,149 @@
+package bunstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/webhook/outbound"
+)
+
+// The delivery worker's methods below know a delivery or an endpoint by
+// its id alone (the queue holds the deliveries of every tenant), so their
+// statements are marked database.AcrossTenants.
+
+// Job implements outbound.Store.
+func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error) {
+	conn := s.conn(ctx)
+	var d deliveryRow
+	if err := database.AcrossTenants(conn.NewSelect().Model(&d)).Where("id = ?", deliveryID).Scan(ctx); err != nil {
+		return outbound.Job{}, translate(err)
+	}
+	var e endpointRow
+	if err := database.ForTenant(conn.NewSelect().Model(&e), d.TenantID).Where("id = ?", d.EndpointID).Scan(ctx); err != nil {
+		return outbound.Job{}, translate(err)
+	}
+	ep, err := e.stored()
+	if err != nil {
+		return outbound.Job{}, err
+	}
+	return outbound.Job{Delivery: d.delivery(), TenantID: d.TenantID, Attempts: d.AttemptCount,
+		RoundStart: d.RoundStart, Retries: d.Retries, Payload: []byte(d.Payload), Endpoint: ep}, nil
+}
+
+// RecordAttempt implements outbound.Store: the delivery's update claims
+// the attempt's number (attempt_count = number-1, pending), so that of two
+// attempts racing only one is written. A failed attempt's update also
+// asks for the retries it began with; when a retry came in meanwhile, a
+// second update records the attempt and leaves the retry's due time.
+func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) (*time.Time, error) {
+	var next *time.Time
+	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
+		conn := s.conn(ctx)
+		at := r.Attempt.AttemptedAt.UTC()
+		q := database.AcrossTenants(conn.NewUpdate().Model((*deliveryRow)(nil))).
+			Set("status = ?", r.Status).Set("next_attempt_at = ?", utc(r.NextAttemptAt)).
+			Set("attempt_count = ?", r.Attempt.Number).Set("updated_at = ?", at).
+			Where("id = ?", r.DeliveryID).Where("status = ?", outbound.DeliveryPending).
+			Where("attempt_count = ?", r.Attempt.Number-1)
+		if r.Attempt.Status != outbound.DeliverySucceeded {
+			q = q.Where("retries = ?", r.Retries)
+		}
+		res, err := q.Exec(ctx)
+		switch err := affected(res, err, outbound.ErrConflict); {
+		case err == nil:
+			next = utc(r.NextAttemptAt)
+		case errors.Is(err, outbound.ErrConflict) && r.Attempt.Status != outbound.DeliverySucceeded:
+			if next, err = s.recordRetried(ctx, r); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		row := attemptRow{DeliveryID: r.DeliveryID, Number: r.Attempt.Number, Status: r.Attempt.Status,
+			HTTPStatus: r.Attempt.HTTPStatus, LatencyMS: r.Attempt.LatencyMS, Response: r.Attempt.Response, AttemptedAt: at}
+		_, err = conn.NewInsert().Model(&row).Exec(ctx)
+		return translate(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// recordRetried counts failed attempt r of a delivery retried while it
+// ran, keeping it pending when the retry made it due, its new round
+// starting after r; ErrConflict when the delivery is not pending with r
+// as its next attempt.
+func (s *Store) recordRetried(ctx context.Context, r outbound.AttemptRecord) (*time.Time, error) {
+	conn := s.conn(ctx)
+	q := database.AcrossTenants(conn.NewUpdate().Model((*deliveryRow)(nil))).
+		Set("attempt_count = ?", r.Attempt.Number).Set("round_start = ?", r.Attempt.Number).
+		Set("updated_at = ?", r.Attempt.AttemptedAt.UTC()).
+		Where("id = ?", r.DeliveryID).Where("status = ?", outbound.DeliveryPending).
+		Where("attempt_count = ?", r.Attempt.Number-1).Where("retries <> ?", r.Retries)
+	res, err := q.Exec(ctx)
+	if err := affected(res, err, outbound.ErrConflict); err != nil {
+		return nil, err
+	}
+	var next *time.Time
+	sel := database.AcrossTenants(conn.NewSelect().Model((*deliveryRow)(nil)).Column("next_attempt_at").Where("id = ?", r.DeliveryID))
+	if err := sel.Scan(ctx, &next); err != nil {
+		return nil, translate(err)
+	}
+	return utc(next), nil
+}
+
+// FailPending implements outbound.Store.
+func (s *Store) FailPending(ctx context.Context, endpointID string, at time.Time) (int64, error) {
+	q := database.AcrossTenants(s.conn(ctx).NewUpdate().Model((*deliveryRow)(nil))).
+		Set("status = ?", outbound.DeliveryFailed).Set("next_attempt_at = NULL").Set("updated_at = ?", at.UTC()).
+		Where("endpoint_id = ?", endpointID).Where("status = ?", outbound.DeliveryPending)
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return 0, translate(err)
+	}
+	n, err := res.RowsAffected()
+	return n, database.Wrap(err)
+}
+
+// MarkFailing implements outbound.Store.
+func (s *Store) MarkFailing(ctx context.Context, endpointID string, at time.Time) (time.Time, error) {
+	conn := s.conn(ctx)
+	q := database.AcrossTenants(conn.NewUpdate().Model((*endpointRow)(nil))).Set("failing_since = ?", at.UTC()).
+		Where("id = ?", endpointID).Where("failing_since IS NULL")
+	if _, err := q.Exec(ctx); err != nil {
+		return time.Time{}, translate(err)
+	}
+	var since *time.Time
+	sel := database.AcrossTenants(conn.NewSelect().Model((*endpointRow)(nil))).Column("failing_since").Where("id = ?", endpointID)
+	if err := sel.Scan(ctx, &since); err != nil {
+		return time.Time{}, translate(err)
+	}
+	if since == nil {
+		return at.UTC(), nil
+	}
+	return since.UTC(), nil
+}
+
+// MarkHealthy implements outbound.Store.
+func (s *Store) MarkHealthy(ctx context.Context, endpointID string) error {
+	q := database.AcrossTenants(s.conn(ctx).NewUpdate().Model((*endpointRow)(nil))).Set("failing_since = NULL").
+		Where("id = ?", endpointID).Where("failing_since IS NOT NULL")
+	_, err := q.Exec(ctx)
+	return translate(err)
+}
+
+// DisableEndpoint implements outbound.Store.
+func (s *Store) DisableEndpoint(ctx context.Context, endpointID, reason string, at time.Time) (bool, error) {
+	q := database.AcrossTenants(s.conn(ctx).NewUpdate().Model((*endpointRow)(nil))).
+		Set("enabled = ?", false).Set("disabled_reason = ?", reason).Set("updated_at = ?", at.UTC()).
+		Where("id = ?", endpointID).Where("enabled")
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return false, translate(err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, database.Wrap(err)
+}
