@@ -181,7 +181,8 @@ func newOutbound(db *bun.DB, tx Transactor, rec *event.Recorder, notes outbound.
 		opts = append(opts, outbound.WithSealer(sealer))
 	}
 	opts = append(opts, o.outbound...)
-	svc := outbound.New(outboundstore.New(db), tx, q, opts...)
+	st := outboundstore.New(db)
+	svc := outbound.New(st, st, tx, q, opts...)
 	rec.Subscribe(svc)
 	return svc, nil
 }

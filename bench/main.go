@@ -98,6 +98,7 @@ type config struct {
 	Only          string  `json:"only,omitempty"`
 	RateLimit     float64 `json:"tenantkit_rate_limit"`
 	TKURLParams   string  `json:"tenantkit_url_params,omitempty"`
+	TKFlags       string  `json:"tenantkit_flags,omitempty"`
 	Out           string  `json:"-"`
 }
 
@@ -120,6 +121,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"tenantkit's --rate-limit (and --rate-burst): the limiter runs on every request, set high enough not to refuse any; 50 is the product default")
 	fs.StringVar(&c.TKURLParams, "tk-url-params", "",
 		"extra query parameters for tenantkit's database URL, for experiments (e.g. default_query_exec_mode=exec)")
+	fs.StringVar(&c.TKFlags, "tk-flags", "",
+		"extra flags of tenantkit's serve, separated by spaces, for experiments (e.g. \"--max-in-flight 0\")")
 	fs.StringVar(&c.Out, "out", "", "also write the results to this file under bench/results/ (.json or .md)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -411,6 +414,7 @@ func startServersOn(ctx context.Context, bins binaries, tkDB, baseDB string, cfg
 	tkArgs := []string{"serve", "--addr", fmt.Sprintf("127.0.0.1:%d", tkPort), "--database-url", tkURL, "--migrate=false",
 		"--rate-limit", rate, "--rate-burst", fmt.Sprint(int(max(cfg.RateLimit, 1))), "--webhook-secret", fx.WebhookSecret}
 	tkArgs = append(tkArgs, tkExtra...)
+	tkArgs = append(tkArgs, strings.Fields(cfg.TKFlags)...)
 	env := childEnv()
 	var tkPprof string
 	if bins.Profiling {

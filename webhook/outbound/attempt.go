@@ -59,7 +59,7 @@ func (s *Service) Attempt(ctx context.Context, deliveryID string) (Outcome, erro
 // with the Queue's one job per attempt number, that keeps a delivery from
 // being attempted twice at once.
 func (s *Service) AttemptNumber(ctx context.Context, deliveryID string, number int) (Outcome, error) {
-	job, err := s.store.Job(ctx, deliveryID)
+	job, err := s.deliveries.Job(ctx, deliveryID)
 	if errors.Is(err, tenancy.ErrNotFound) {
 		return Outcome{Done: true}, nil
 	}
@@ -70,7 +70,7 @@ func (s *Service) AttemptNumber(ctx context.Context, deliveryID string, number i
 		return Outcome{Done: true}, nil
 	}
 	if !job.Endpoint.Enabled {
-		if _, err := s.store.FailPending(ctx, job.Endpoint.ID, s.nowUTC()); err != nil {
+		if _, err := s.deliveries.FailPending(ctx, job.Endpoint.ID, s.nowUTC()); err != nil {
 			return Outcome{}, fmt.Errorf("outbound: attempt %s: %w", deliveryID, err)
 		}
 		return Outcome{Done: true}, nil
@@ -193,17 +193,17 @@ func (s *Service) settle(ctx context.Context, job Job, a Attempt) (Outcome, erro
 	}
 	out := Outcome{Done: true}
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		next, err := s.store.RecordAttempt(ctx, rec)
+		next, err := s.deliveries.RecordAttempt(ctx, rec)
 		if err != nil {
 			return err
 		}
 		if a.Status == DeliverySucceeded {
 			if job.Endpoint.FailingSince != nil {
-				return s.store.MarkHealthy(ctx, job.Endpoint.ID)
+				return s.endpoints.MarkHealthy(ctx, job.Endpoint.ID)
 			}
 			return nil
 		}
-		since, err := s.store.MarkFailing(ctx, job.Endpoint.ID, a.AttemptedAt)
+		since, err := s.endpoints.MarkFailing(ctx, job.Endpoint.ID, a.AttemptedAt)
 		if err != nil {
 			return err
 		}
@@ -230,11 +230,11 @@ func (s *Service) settle(ctx context.Context, job Job, a Attempt) (Outcome, erro
 // its pending deliveries, notifies its tenant and records
 // webhook_endpoint.disabled.
 func (s *Service) disable(ctx context.Context, job Job, since, now time.Time) error {
-	done, err := s.store.DisableEndpoint(ctx, job.Endpoint.ID, DisabledFailing, now)
+	done, err := s.endpoints.DisableEndpoint(ctx, job.Endpoint.ID, DisabledFailing, now)
 	if err != nil || !done {
 		return err
 	}
-	if _, err := s.store.FailPending(ctx, job.Endpoint.ID, now); err != nil {
+	if _, err := s.deliveries.FailPending(ctx, job.Endpoint.ID, now); err != nil {
 		return err
 	}
 	e := job.Endpoint.Endpoint

@@ -46,7 +46,7 @@ func (s *Service) Dispatch(ctx context.Context, e event.Event) error {
 	if e.TenantID == "" {
 		return nil
 	}
-	eps, err := s.store.EnabledEndpoints(ctx, e.TenantID)
+	eps, err := s.endpoints.EnabledEndpoints(ctx, e.TenantID)
 	if err != nil {
 		return fmt.Errorf("outbound: dispatch %s: %w", e.ID, err)
 	}
@@ -66,7 +66,7 @@ func (s *Service) Dispatch(ctx context.Context, e event.Event) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	if err := s.store.CreateDeliveries(ctx, ds); err != nil {
+	if err := s.deliveries.CreateDeliveries(ctx, ds); err != nil {
 		return fmt.Errorf("outbound: dispatch %s: %w", e.ID, err)
 	}
 	as := make([]Scheduled, len(ds))

@@ -123,14 +123,14 @@ func (s *Service) CreateEndpoint(ctx context.Context, tenantID string, in Create
 		return Endpoint{}, "", err
 	}
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
-		n, err := s.store.CountEndpoints(ctx, tenantID)
+		n, err := s.endpoints.CountEndpoints(ctx, tenantID)
 		if err != nil {
 			return err
 		}
 		if n >= MaxEndpoints {
 			return &StatusError{Reason: fmt.Sprintf("a tenant registers at most %d webhook endpoints: delete one before adding another", MaxEndpoints)}
 		}
-		if err := s.store.CreateEndpoint(ctx, e); err != nil {
+		if err := s.endpoints.CreateEndpoint(ctx, e); err != nil {
 			return err
 		}
 		return s.record(ctx, event.WebhookEndpointCreated, e.Endpoint)
@@ -144,7 +144,7 @@ func (s *Service) CreateEndpoint(ctx context.Context, tenantID string, in Create
 // Endpoints returns a page of the tenant's endpoints, newest first, and
 // whether more follow. limit is clamped to 1..100 (20 when 0).
 func (s *Service) Endpoints(ctx context.Context, tenantID string, limit int, before string) ([]Endpoint, bool, error) {
-	es, more, err := s.store.Endpoints(ctx, tenantID, Page{Before: before, Limit: clamp(limit)})
+	es, more, err := s.endpoints.Endpoints(ctx, tenantID, Page{Before: before, Limit: clamp(limit)})
 	if err != nil {
 		return nil, false, fmt.Errorf("outbound: list endpoints: %w", err)
 	}
@@ -161,7 +161,7 @@ func (s *Service) endpoint(ctx context.Context, tenantID, endpointID string) (St
 	if !id.Valid(id.WebhookEndpoint, endpointID) || tenantID == "" {
 		return StoredEndpoint{}, ErrNotFound
 	}
-	e, err := s.store.Endpoint(ctx, tenantID, endpointID)
+	e, err := s.endpoints.Endpoint(ctx, tenantID, endpointID)
 	if err != nil {
 		return StoredEndpoint{}, fmt.Errorf("outbound: endpoint %s: %w", endpointID, err)
 	}
@@ -213,11 +213,11 @@ func (s *Service) UpdateEndpoint(ctx context.Context, tenantID, endpointID strin
 			}
 		}
 		e.UpdatedAt = now
-		if err := s.store.UpdateEndpoint(ctx, e); err != nil {
+		if err := s.endpoints.UpdateEndpoint(ctx, e); err != nil {
 			return err
 		}
 		if disabling {
-			if _, err := s.store.FailPending(ctx, e.ID, now); err != nil {
+			if _, err := s.deliveries.FailPending(ctx, e.ID, now); err != nil {
 				return err
 			}
 		}
@@ -238,7 +238,7 @@ func (s *Service) DeleteEndpoint(ctx context.Context, tenantID, endpointID strin
 		if err != nil {
 			return err
 		}
-		if err := s.store.DeleteEndpoint(ctx, tenantID, endpointID); err != nil {
+		if err := s.endpoints.DeleteEndpoint(ctx, tenantID, endpointID); err != nil {
 			return err
 		}
 		return s.record(ctx, event.WebhookEndpointDeleted, e.Endpoint)
@@ -275,7 +275,7 @@ func (s *Service) RotateSecret(ctx context.Context, tenantID, endpointID string)
 		expires := now.Add(SecretOverlap)
 		e.PreviousSecret, e.Secret = e.Secret, sealed
 		e.SecretRotatedAt, e.PreviousSecretExpiresAt, e.UpdatedAt = &now, &expires, now
-		if err := s.store.UpdateEndpoint(ctx, e); err != nil {
+		if err := s.endpoints.UpdateEndpoint(ctx, e); err != nil {
 			return err
 		}
 		out = e.Endpoint
@@ -311,7 +311,7 @@ func (s *Service) SendTest(ctx context.Context, tenantID, endpointID string) (De
 			return err
 		}
 		d := newDelivery(tenantID, e.ID, "", TestEventType, body, now)
-		if err := s.store.CreateDeliveries(ctx, []NewDelivery{d}); err != nil {
+		if err := s.deliveries.CreateDeliveries(ctx, []NewDelivery{d}); err != nil {
 			return err
 		}
 		out = d.Delivery
@@ -330,7 +330,7 @@ func (s *Service) Deliveries(ctx context.Context, tenantID, endpointID string, l
 	if _, err := s.endpoint(ctx, tenantID, endpointID); err != nil {
 		return nil, false, err
 	}
-	ds, more, err := s.store.Deliveries(ctx, tenantID, endpointID, Page{Before: before, Limit: clamp(limit)})
+	ds, more, err := s.deliveries.Deliveries(ctx, tenantID, endpointID, Page{Before: before, Limit: clamp(limit)})
 	if err != nil {
 		return nil, false, fmt.Errorf("outbound: deliveries of %s: %w", endpointID, err)
 	}
@@ -351,7 +351,7 @@ func (s *Service) Retry(ctx context.Context, tenantID, endpointID, deliveryID st
 	}
 	var out Delivery
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		d, err := s.store.Delivery(ctx, tenantID, deliveryID)
+		d, err := s.deliveries.Delivery(ctx, tenantID, deliveryID)
 		if err != nil {
 			return err
 		}
@@ -369,7 +369,7 @@ func (s *Service) Retry(ctx context.Context, tenantID, endpointID, deliveryID st
 			return &StatusError{Status: "disabled", Reason: "the delivery's endpoint is disabled; enable it first"}
 		}
 		now := s.nowUTC()
-		attempts, err := s.store.RetryDelivery(ctx, tenantID, deliveryID, now)
+		attempts, err := s.deliveries.RetryDelivery(ctx, tenantID, deliveryID, now)
 		if errors.Is(err, ErrConflict) {
 			// It succeeded since it was read.
 			return errSucceeded
@@ -379,7 +379,7 @@ func (s *Service) Retry(ctx context.Context, tenantID, endpointID, deliveryID st
 		}
 		if len(d.Attempts) != attempts {
 			// An attempt was recorded since it was read: read it again.
-			if d, err = s.store.Delivery(ctx, tenantID, deliveryID); err != nil {
+			if d, err = s.deliveries.Delivery(ctx, tenantID, deliveryID); err != nil {
 				return err
 			}
 		}

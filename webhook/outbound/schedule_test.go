@@ -96,8 +96,11 @@ func TestJitter(t *testing.T) {
 // nopStore and nopTx let New build a Service whose schedule is all a test
 // looks at.
 type (
-	nopStore struct{ Store }
-	nopTx    struct{}
+	nopStore struct {
+		EndpointStore
+		DeliveryStore
+	}
+	nopTx struct{}
 )
 
 func (nopTx) InTx(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
@@ -109,12 +112,12 @@ func (nopTx) InTx(ctx context.Context, fn func(context.Context) error) error { r
 // the exact schedule's 77 hours, and not exactly it.
 func TestScheduleSpansAboutThreeDays(t *testing.T) {
 	const day = 24 * time.Hour
-	exact := retrySpan(t, New(nopStore{}, nopTx{}, nil, WithoutJitter()))
+	exact := retrySpan(t, New(nopStore{}, nopStore{}, nopTx{}, nil, WithoutJitter()))
 	if want := 30*time.Second*(1<<11-1) + 5*scheduleCap; exact != want {
 		t.Fatalf("the unjittered schedule spans %s, want %s", exact, want)
 	}
 	lo, hi := time.Duration(float64(exact)*(1-jitterFraction)), time.Duration(float64(exact)*(1+jitterFraction))
-	svc := New(nopStore{}, nopTx{}, nil)
+	svc := New(nopStore{}, nopStore{}, nopTx{}, nil)
 	spans := map[time.Duration]bool{}
 	for range 100 {
 		span := retrySpan(t, svc)

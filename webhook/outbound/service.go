@@ -92,7 +92,8 @@ const NotificationEndpointDisabled = "webhook_endpoint.disabled"
 // the queue asks for (Attempt). Every method taking a tenantID acts for
 // that tenant only: another tenant's endpoint or delivery is ErrNotFound.
 type Service struct {
-	store        Store
+	endpoints    EndpointStore
+	deliveries   DeliveryStore
 	tx           Transactor
 	queue        Queue
 	sealer       *Sealer
@@ -161,7 +162,8 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 // keep those properties.
 func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.client = c } }
 
-// New returns the Service on store, running its transactions with tx.
+// New returns the Service on its two stores (usually one implementation
+// of both, as bunstore.Store is), running its transactions with tx.
 //
 // queue schedules the attempts of new deliveries (Dispatch, SendTest),
 // of retries (Retry) and of the next attempt after a failed one, on the
@@ -169,12 +171,12 @@ func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.client 
 // stored pending, due at once, and nothing attempts them until a Queue
 // is configured and enqueues them, or a worker of the host's calls
 // Attempt; Queued reports which it is.
-func New(store Store, tx Transactor, queue Queue, opts ...Option) *Service {
-	if store == nil || tx == nil {
-		panic("outbound: New needs a Store and a Transactor")
+func New(endpoints EndpointStore, deliveries DeliveryStore, tx Transactor, queue Queue, opts ...Option) *Service {
+	if endpoints == nil || deliveries == nil || tx == nil {
+		panic("outbound: New needs an EndpointStore, a DeliveryStore and a Transactor")
 	}
 	s := &Service{
-		store: store, tx: tx, queue: queue,
+		endpoints: endpoints, deliveries: deliveries, tx: tx, queue: queue,
 		schedule:     DefaultSchedule(),
 		jitter:       jitter,
 		timeout:      DefaultTimeout,

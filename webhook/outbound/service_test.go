@@ -154,7 +154,8 @@ func newFixture(t *testing.T, db *bun.DB, opts ...outbound.Option) *fixture {
 	base := []outbound.Option{outbound.WithSealer(sealer), outbound.WithGuard(guard), outbound.WithEvents(f.rec),
 		outbound.WithNotifier(f.notes), outbound.WithClock(f.clock.now),
 		outbound.WithSchedule(time.Millisecond, 2*time.Millisecond, 4*time.Millisecond), outbound.WithoutJitter()}
-	f.svc = outbound.New(bunstore.New(db), f.tx, f.queue, append(base, opts...)...)
+	st := bunstore.New(db)
+	f.svc = outbound.New(st, st, f.tx, f.queue, append(base, opts...)...)
 	f.rec.Subscribe(f.svc)
 	return f
 }
@@ -597,7 +598,8 @@ func TestEndpointInput(t *testing.T) {
 				}
 			})
 		}
-		unkeyed := outbound.New(bunstore.New(db), f.tx, nil)
+		st := bunstore.New(db)
+		unkeyed := outbound.New(st, st, f.tx, nil)
 		if _, _, err := unkeyed.CreateEndpoint(ctx, tenantA, outbound.CreateEndpointInput{URL: "https://hooks.example.com/"}); !errors.Is(err, outbound.ErrNotConfigured) {
 			t.Fatalf("CreateEndpoint without a key = %v, want ErrNotConfigured", err)
 		}

@@ -64,11 +64,11 @@ type Page struct {
 	Limit int
 }
 
-// Store keeps endpoints, deliveries and attempts. Every method joins the
-// transaction ctx carries. Methods given a tenantID see only that
-// tenant's rows: another tenant's id is ErrNotFound. outboundtest.Run
-// checks an implementation.
-type Store interface {
+// EndpointStore keeps the tenants' endpoints and their health. Every
+// method joins the transaction ctx carries. Methods given a tenantID see
+// only that tenant's rows: another tenant's id is ErrNotFound.
+// outboundtest.Run checks an implementation.
+type EndpointStore interface {
 	// CreateEndpoint inserts e.
 	CreateEndpoint(ctx context.Context, e StoredEndpoint) error
 	// CountEndpoints returns how many endpoints the tenant has, and makes
@@ -90,6 +90,19 @@ type Store interface {
 	// EnabledEndpoints returns the tenant's enabled endpoints (their ids
 	// and event types at least) in one query: it runs for every event.
 	EnabledEndpoints(ctx context.Context, tenantID string) ([]Endpoint, error)
+	// MarkFailing sets the endpoint's failing_since to at unless it is
+	// set, and returns what it holds afterwards; ErrNotFound.
+	MarkFailing(ctx context.Context, endpointID string, at time.Time) (time.Time, error)
+	// MarkHealthy clears the endpoint's failing_since.
+	MarkHealthy(ctx context.Context, endpointID string) error
+	// DisableEndpoint disables the endpoint, if enabled, with reason, and
+	// reports whether it did (false: it was disabled already).
+	DisableEndpoint(ctx context.Context, endpointID, reason string, at time.Time) (bool, error)
+}
+
+// DeliveryStore keeps deliveries and their attempts, under the same rules
+// as EndpointStore.
+type DeliveryStore interface {
 	// CreateDeliveries inserts ds.
 	CreateDeliveries(ctx context.Context, ds []NewDelivery) error
 	// Delivery returns the tenant's delivery with its attempts, oldest
@@ -123,12 +136,4 @@ type Store interface {
 	// FailPending fails every pending delivery of the endpoint and
 	// returns how many.
 	FailPending(ctx context.Context, endpointID string, at time.Time) (int64, error)
-	// MarkFailing sets the endpoint's failing_since to at unless it is
-	// set, and returns what it holds afterwards; ErrNotFound.
-	MarkFailing(ctx context.Context, endpointID string, at time.Time) (time.Time, error)
-	// MarkHealthy clears the endpoint's failing_since.
-	MarkHealthy(ctx context.Context, endpointID string) error
-	// DisableEndpoint disables the endpoint, if enabled, with reason, and
-	// reports whether it did (false: it was disabled already).
-	DisableEndpoint(ctx context.Context, endpointID, reason string, at time.Time) (bool, error)
 }

@@ -18,12 +18,15 @@ import (
 	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
-// Store is outbound.Store on Postgres or SQLite.
+// Store is outbound's EndpointStore and DeliveryStore on Postgres or SQLite.
 type Store struct {
 	db bun.IDB
 }
 
-var _ outbound.Store = (*Store)(nil)
+var (
+	_ outbound.EndpointStore = (*Store)(nil)
+	_ outbound.DeliveryStore = (*Store)(nil)
+)
 
 // New returns the Store on db. Apply Migrations first.
 func New(db bun.IDB) *Store { return &Store{db: db} }

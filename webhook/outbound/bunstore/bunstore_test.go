@@ -13,7 +13,7 @@ import (
 	"github.com/tenantkit/tenantkit/webhook/outbound/outboundtest"
 )
 
-// TestStore runs the outbound.Store conformance suite on SQLite and
+// TestStore runs the outbound stores' conformance suite on SQLite and
 // Postgres, the tables emptied before each case.
 func TestStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
@@ -23,7 +23,8 @@ func TestStore(t *testing.T) {
 					t.Fatalf("empty %s: %v", table, err)
 				}
 			}
-			return outboundtest.Backend{Store: bunstore.New(db), InTx: database.NewTransactor(db).InTx}
+			st := bunstore.New(db)
+			return outboundtest.Backend{Endpoints: st, Deliveries: st, InTx: database.NewTransactor(db).InTx}
 		})
 	}, tenancystore.Migrations(), bunstore.Migrations())
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
-// CreateDeliveries implements outbound.Store, in one statement.
+// CreateDeliveries implements outbound.DeliveryStore, in one statement.
 func (s *Store) CreateDeliveries(ctx context.Context, ds []outbound.NewDelivery) error {
 	if len(ds) == 0 {
 		return nil
@@ -27,7 +27,7 @@ func (s *Store) CreateDeliveries(ctx context.Context, ds []outbound.NewDelivery)
 	return translate(err)
 }
 
-// Delivery implements outbound.Store.
+// Delivery implements outbound.DeliveryStore.
 func (s *Store) Delivery(ctx context.Context, tenantID, id string) (outbound.Delivery, error) {
 	var r deliveryRow
 	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&r).ExcludeColumn("payload"), tenantID).Where("id = ?", id)
@@ -41,7 +41,7 @@ func (s *Store) Delivery(ctx context.Context, tenantID, id string) (outbound.Del
 	return ds[0], nil
 }
 
-// Deliveries implements outbound.Store.
+// Deliveries implements outbound.DeliveryStore.
 func (s *Store) Deliveries(ctx context.Context, tenantID, endpointID string, p outbound.Page) ([]outbound.Delivery, bool, error) {
 	limit := max(p.Limit, 1)
 	var rows []deliveryRow
@@ -85,7 +85,7 @@ func (s *Store) withAttempts(ctx context.Context, rows []deliveryRow) ([]outboun
 	return out, nil
 }
 
-// RetryDelivery implements outbound.Store.
+// RetryDelivery implements outbound.DeliveryStore.
 func (s *Store) RetryDelivery(ctx context.Context, tenantID, id string, at time.Time) (int, error) {
 	var attempts int
 	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {

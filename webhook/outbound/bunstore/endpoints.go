@@ -7,7 +7,7 @@ import (
 	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
-// CreateEndpoint implements outbound.Store.
+// CreateEndpoint implements outbound.EndpointStore.
 func (s *Store) CreateEndpoint(ctx context.Context, e outbound.StoredEndpoint) error {
 	r, err := newEndpointRow(e)
 	if err != nil {
@@ -17,7 +17,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e outbound.StoredEndpoint) e
 	return translate(err)
 }
 
-// CountEndpoints implements outbound.Store. On Postgres it first takes a
+// CountEndpoints implements outbound.EndpointStore. On Postgres it first takes a
 // transaction-scoped advisory lock keyed by the tenant, which serialises
 // the counts (and so the creates) of one tenant; SQLite's transactions
 // already run one writer at a time (BEGIN IMMEDIATE).
@@ -36,7 +36,7 @@ func (s *Store) CountEndpoints(ctx context.Context, tenantID string) (int, error
 	return int(n), nil
 }
 
-// Endpoint implements outbound.Store.
+// Endpoint implements outbound.EndpointStore.
 func (s *Store) Endpoint(ctx context.Context, tenantID, id string) (outbound.StoredEndpoint, error) {
 	var r endpointRow
 	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&r), tenantID).Where("id = ?", id)
@@ -46,7 +46,7 @@ func (s *Store) Endpoint(ctx context.Context, tenantID, id string) (outbound.Sto
 	return r.stored()
 }
 
-// Endpoints implements outbound.Store.
+// Endpoints implements outbound.EndpointStore.
 func (s *Store) Endpoints(ctx context.Context, tenantID string, p outbound.Page) ([]outbound.Endpoint, bool, error) {
 	limit := max(p.Limit, 1)
 	var rows []endpointRow
@@ -60,7 +60,7 @@ func (s *Store) Endpoints(ctx context.Context, tenantID string, p outbound.Page)
 	return database.Page(rows, limit, endpointRow.endpoint)
 }
 
-// UpdateEndpoint implements outbound.Store.
+// UpdateEndpoint implements outbound.EndpointStore.
 func (s *Store) UpdateEndpoint(ctx context.Context, e outbound.StoredEndpoint) error {
 	r, err := newEndpointRow(e)
 	if err != nil {
@@ -73,7 +73,7 @@ func (s *Store) UpdateEndpoint(ctx context.Context, e outbound.StoredEndpoint) e
 	return affected(res, err, outbound.ErrNotFound)
 }
 
-// DeleteEndpoint implements outbound.Store.
+// DeleteEndpoint implements outbound.EndpointStore.
 func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id string) error {
 	return database.JoinTx(ctx, s.db, func(ctx context.Context) error {
 		conn := s.conn(ctx)
@@ -91,7 +91,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id string) error {
 	})
 }
 
-// EnabledEndpoints implements outbound.Store: one indexed query
+// EnabledEndpoints implements outbound.EndpointStore: one indexed query
 // (webhook_endpoints_enabled_idx), on the path of every event.
 func (s *Store) EnabledEndpoints(ctx context.Context, tenantID string) ([]outbound.Endpoint, error) {
 	var rows []endpointRow

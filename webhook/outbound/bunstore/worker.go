@@ -13,7 +13,7 @@ import (
 // its id alone (the queue holds the deliveries of every tenant), so their
 // statements are marked database.AcrossTenants.
 
-// Job implements outbound.Store.
+// Job implements outbound.DeliveryStore.
 func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error) {
 	conn := s.conn(ctx)
 	var d deliveryRow
@@ -32,7 +32,7 @@ func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error
 		RoundStart: d.RoundStart, Retries: d.Retries, Payload: []byte(d.Payload), Endpoint: ep}, nil
 }
 
-// RecordAttempt implements outbound.Store: the delivery's update claims
+// RecordAttempt implements outbound.DeliveryStore: the delivery's update claims
 // the attempt's number (attempt_count = number-1, pending), so that of two
 // attempts racing only one is written. A failed attempt's update also
 // asks for the retries it began with; when a retry came in meanwhile, a
@@ -95,7 +95,7 @@ func (s *Store) recordRetried(ctx context.Context, r outbound.AttemptRecord) (*t
 	return utc(next), nil
 }
 
-// FailPending implements outbound.Store.
+// FailPending implements outbound.DeliveryStore.
 func (s *Store) FailPending(ctx context.Context, endpointID string, at time.Time) (int64, error) {
 	q := database.AcrossTenants(s.conn(ctx).NewUpdate().Model((*deliveryRow)(nil))).
 		Set("status = ?", outbound.DeliveryFailed).Set("next_attempt_at = NULL").Set("updated_at = ?", at.UTC()).
@@ -108,7 +108,7 @@ func (s *Store) FailPending(ctx context.Context, endpointID string, at time.Time
 	return n, database.Wrap(err)
 }
 
-// MarkFailing implements outbound.Store.
+// MarkFailing implements outbound.EndpointStore.
 func (s *Store) MarkFailing(ctx context.Context, endpointID string, at time.Time) (time.Time, error) {
 	conn := s.conn(ctx)
 	q := database.AcrossTenants(conn.NewUpdate().Model((*endpointRow)(nil))).Set("failing_since = ?", at.UTC()).
@@ -127,7 +127,7 @@ func (s *Store) MarkFailing(ctx context.Context, endpointID string, at time.Time
 	return since.UTC(), nil
 }
 
-// MarkHealthy implements outbound.Store.
+// MarkHealthy implements outbound.EndpointStore.
 func (s *Store) MarkHealthy(ctx context.Context, endpointID string) error {
 	q := database.AcrossTenants(s.conn(ctx).NewUpdate().Model((*endpointRow)(nil))).Set("failing_since = NULL").
 		Where("id = ?", endpointID).Where("failing_since IS NOT NULL")
@@ -135,7 +135,7 @@ func (s *Store) MarkHealthy(ctx context.Context, endpointID string) error {
 	return translate(err)
 }
 
-// DisableEndpoint implements outbound.Store.
+// DisableEndpoint implements outbound.EndpointStore.
 func (s *Store) DisableEndpoint(ctx context.Context, endpointID, reason string, at time.Time) (bool, error) {
 	q := database.AcrossTenants(s.conn(ctx).NewUpdate().Model((*endpointRow)(nil))).
 		Set("enabled = ?", false).Set("disabled_reason = ?", reason).Set("updated_at = ?", at.UTC()).

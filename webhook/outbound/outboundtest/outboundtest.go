@@ -1,7 +1,7 @@
-// Package outboundtest is the conformance suite of outbound.Store: every
-// implementation runs Run against a real backend, so that the Service can
-// rely on what the interface documents (tenant isolation, the attempt
-// claim, transactions).
+// Package outboundtest is the conformance suite of outbound's stores
+// (EndpointStore and DeliveryStore): every implementation runs Run against
+// a real backend, so that the Service can rely on what the interfaces
+// document (tenant isolation, the attempt claim, transactions).
 package outboundtest
 
 import (
@@ -15,15 +15,17 @@ import (
 	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
 
-// Backend is one outbound.Store with the transactions it must join.
+// Backend is one implementation of outbound's stores with the
+// transactions it must join.
 type Backend struct {
-	Store outbound.Store
+	Endpoints  outbound.EndpointStore
+	Deliveries outbound.DeliveryStore
 	// InTx runs fn in a transaction carried by the context fn receives.
 	InTx func(ctx context.Context, fn func(ctx context.Context) error) error
 }
 
-// Run checks an outbound.Store. newBackend is called once per case and
-// must return a Store without endpoints.
+// Run checks an implementation of outbound's stores. newBackend is called
+// once per case and must return stores without endpoints.
 func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Helper()
 	for _, tc := range []struct {
@@ -65,7 +67,7 @@ func newEndpoint(tenantID string, types ...string) outbound.StoredEndpoint {
 
 func mustCreateEndpoint(t *testing.T, b Backend, e outbound.StoredEndpoint) outbound.StoredEndpoint {
 	t.Helper()
-	if err := b.Store.CreateEndpoint(context.Background(), e); err != nil {
+	if err := b.Endpoints.CreateEndpoint(context.Background(), e); err != nil {
 		t.Fatalf("CreateEndpoint: %v", err)
 	}
 	return e
@@ -82,7 +84,7 @@ func newDelivery(tenantID, endpointID string) outbound.NewDelivery {
 
 func mustCreateDeliveries(t *testing.T, b Backend, ds ...outbound.NewDelivery) {
 	t.Helper()
-	if err := b.Store.CreateDeliveries(context.Background(), ds); err != nil {
+	if err := b.Deliveries.CreateDeliveries(context.Background(), ds); err != nil {
 		t.Fatalf("CreateDeliveries: %v", err)
 	}
 }
@@ -90,7 +92,7 @@ func mustCreateDeliveries(t *testing.T, b Backend, ds ...outbound.NewDelivery) {
 func testEndpointRoundTrip(t *testing.T, b Backend) {
 	ctx := context.Background()
 	e := mustCreateEndpoint(t, b, newEndpoint(tenantA, "invoice.paid", "ticket.created"))
-	got, err := b.Store.Endpoint(ctx, tenantA, e.ID)
+	got, err := b.Endpoints.Endpoint(ctx, tenantA, e.ID)
 	if err != nil {
 		t.Fatalf("Endpoint: %v", err)
 	}
@@ -103,10 +105,10 @@ func testEndpointRoundTrip(t *testing.T, b Backend) {
 	expires := later.Add(24 * time.Hour)
 	got.URL, got.EventTypes, got.Enabled, got.DisabledReason = "https://other.example.com/", []string{}, false, "tenant"
 	got.PreviousSecret, got.Secret, got.SecretRotatedAt, got.PreviousSecretExpiresAt, got.UpdatedAt = got.Secret, "new", &later, &expires, later
-	if err := b.Store.UpdateEndpoint(ctx, got); err != nil {
+	if err := b.Endpoints.UpdateEndpoint(ctx, got); err != nil {
 		t.Fatalf("UpdateEndpoint: %v", err)
 	}
-	again, err := b.Store.Endpoint(ctx, tenantA, e.ID)
+	again, err := b.Endpoints.Endpoint(ctx, tenantA, e.ID)
 	if err != nil {
 		t.Fatalf("Endpoint: %v", err)
 	}
@@ -115,7 +117,7 @@ func testEndpointRoundTrip(t *testing.T, b Backend) {
 		!again.SecretRotatedAt.Equal(later) || !again.PreviousSecretExpiresAt.Equal(expires) || !again.UpdatedAt.Equal(later) {
 		t.Fatalf("after update = %+v, want %+v", again, got)
 	}
-	if eps, err := b.Store.EnabledEndpoints(ctx, tenantA); err != nil || len(eps) != 0 {
+	if eps, err := b.Endpoints.EnabledEndpoints(ctx, tenantA); err != nil || len(eps) != 0 {
 		t.Fatalf("EnabledEndpoints = %v, %v; want none (disabled)", eps, err)
 	}
 }
@@ -128,7 +130,7 @@ func testCountEndpoints(t *testing.T, b Backend) {
 	mustCreateEndpoint(t, b, newEndpoint(tenantB))
 	err := b.InTx(ctx, func(ctx context.Context) error {
 		for tenant, want := range map[string]int{tenantA: 3, tenantB: 1, "ten_00000000000000000000000009": 0} {
-			if n, err := b.Store.CountEndpoints(ctx, tenant); err != nil || n != want {
+			if n, err := b.Endpoints.CountEndpoints(ctx, tenant); err != nil || n != want {
 				t.Errorf("CountEndpoints(%s) = %d, %v; want %d", tenant, n, err, want)
 			}
 		}
@@ -151,24 +153,24 @@ func testIsolation(t *testing.T, b Backend) {
 			t.Errorf("%s of another tenant = %v, want ErrNotFound", name, err)
 		}
 	}
-	_, err := b.Store.Endpoint(ctx, tenantB, a.ID)
+	_, err := b.Endpoints.Endpoint(ctx, tenantB, a.ID)
 	notFound("Endpoint", err)
-	notFound("UpdateEndpoint", b.Store.UpdateEndpoint(ctx, outbound.StoredEndpoint{Endpoint: outbound.Endpoint{ID: a.ID, TenantID: tenantB}}))
-	notFound("DeleteEndpoint", b.Store.DeleteEndpoint(ctx, tenantB, a.ID))
-	_, err = b.Store.Delivery(ctx, tenantB, d.ID)
+	notFound("UpdateEndpoint", b.Endpoints.UpdateEndpoint(ctx, outbound.StoredEndpoint{Endpoint: outbound.Endpoint{ID: a.ID, TenantID: tenantB}}))
+	notFound("DeleteEndpoint", b.Endpoints.DeleteEndpoint(ctx, tenantB, a.ID))
+	_, err = b.Deliveries.Delivery(ctx, tenantB, d.ID)
 	notFound("Delivery", err)
-	_, err = b.Store.RetryDelivery(ctx, tenantB, d.ID, base)
+	_, err = b.Deliveries.RetryDelivery(ctx, tenantB, d.ID, base)
 	notFound("RetryDelivery", err)
-	if ds, _, err := b.Store.Deliveries(ctx, tenantB, a.ID, outbound.Page{Limit: 10}); err != nil || len(ds) != 0 {
+	if ds, _, err := b.Deliveries.Deliveries(ctx, tenantB, a.ID, outbound.Page{Limit: 10}); err != nil || len(ds) != 0 {
 		t.Errorf("Deliveries of another tenant = %v, %v; want none", ds, err)
 	}
-	if es, _, err := b.Store.Endpoints(ctx, tenantB, outbound.Page{Limit: 10}); err != nil || len(es) != 1 || es[0].ID != other.ID {
+	if es, _, err := b.Endpoints.Endpoints(ctx, tenantB, outbound.Page{Limit: 10}); err != nil || len(es) != 1 || es[0].ID != other.ID {
 		t.Errorf("Endpoints(B) = %v, %v; want only B's", es, err)
 	}
-	if eps, err := b.Store.EnabledEndpoints(ctx, tenantA); err != nil || len(eps) != 1 || eps[0].ID != a.ID {
+	if eps, err := b.Endpoints.EnabledEndpoints(ctx, tenantA); err != nil || len(eps) != 1 || eps[0].ID != a.ID {
 		t.Errorf("EnabledEndpoints(A) = %v, %v; want only A's", eps, err)
 	}
-	if _, err := b.Store.Endpoint(ctx, tenantA, a.ID); err != nil {
+	if _, err := b.Endpoints.Endpoint(ctx, tenantA, a.ID); err != nil {
 		t.Errorf("A's endpoint after B's attempts: %v", err)
 	}
 }
@@ -183,7 +185,7 @@ func testEndpointPages(t *testing.T, b Backend) {
 	var got []string
 	before := ""
 	for {
-		page, more, err := b.Store.Endpoints(ctx, tenantA, outbound.Page{Before: before, Limit: 2})
+		page, more, err := b.Endpoints.Endpoints(ctx, tenantA, outbound.Page{Before: before, Limit: 2})
 		if err != nil {
 			t.Fatalf("Endpoints: %v", err)
 		}
@@ -205,7 +207,7 @@ func testAttempts(t *testing.T, b Backend) {
 	e := mustCreateEndpoint(t, b, newEndpoint(tenantA))
 	d := newDelivery(tenantA, e.ID)
 	mustCreateDeliveries(t, b, d)
-	job, err := b.Store.Job(ctx, d.ID)
+	job, err := b.Deliveries.Job(ctx, d.ID)
 	if err != nil {
 		t.Fatalf("Job: %v", err)
 	}
@@ -216,23 +218,23 @@ func testAttempts(t *testing.T, b Backend) {
 	next := base.Add(time.Minute)
 	first := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryPending, NextAttemptAt: &next,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, HTTPStatus: 500, LatencyMS: 12, Response: "oops", AttemptedAt: base}}
-	if got, err := b.Store.RecordAttempt(ctx, first); err != nil || got == nil || !got.Equal(next) {
+	if got, err := b.Deliveries.RecordAttempt(ctx, first); err != nil || got == nil || !got.Equal(next) {
 		t.Fatalf("RecordAttempt 1 = %v, %v; want next attempt at %v", got, err, next)
 	}
-	if _, err := b.Store.RecordAttempt(ctx, first); !errors.Is(err, outbound.ErrConflict) {
+	if _, err := b.Deliveries.RecordAttempt(ctx, first); !errors.Is(err, outbound.ErrConflict) {
 		t.Fatalf("RecordAttempt 1 again = %v, want ErrConflict", err)
 	}
 	second := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliverySucceeded,
 		Attempt: outbound.Attempt{Number: 2, Status: outbound.DeliverySucceeded, HTTPStatus: 204, AttemptedAt: next}}
-	if got, err := b.Store.RecordAttempt(ctx, second); err != nil || got != nil {
+	if got, err := b.Deliveries.RecordAttempt(ctx, second); err != nil || got != nil {
 		t.Fatalf("RecordAttempt 2 = %v, %v; want no next attempt", got, err)
 	}
 	third := second
 	third.Attempt.Number = 3
-	if _, err := b.Store.RecordAttempt(ctx, third); !errors.Is(err, outbound.ErrConflict) {
+	if _, err := b.Deliveries.RecordAttempt(ctx, third); !errors.Is(err, outbound.ErrConflict) {
 		t.Fatalf("RecordAttempt on a succeeded delivery = %v, want ErrConflict", err)
 	}
-	got, err := b.Store.Delivery(ctx, tenantA, d.ID)
+	got, err := b.Deliveries.Delivery(ctx, tenantA, d.ID)
 	if err != nil {
 		t.Fatalf("Delivery: %v", err)
 	}
@@ -240,11 +242,11 @@ func testAttempts(t *testing.T, b Backend) {
 		got.Attempts[0] != first.Attempt || got.Attempts[1].HTTPStatus != 204 {
 		t.Fatalf("Delivery = %+v", got)
 	}
-	ds, more, err := b.Store.Deliveries(ctx, tenantA, e.ID, outbound.Page{Limit: 10})
+	ds, more, err := b.Deliveries.Deliveries(ctx, tenantA, e.ID, outbound.Page{Limit: 10})
 	if err != nil || more || len(ds) != 1 || len(ds[0].Attempts) != 2 {
 		t.Fatalf("Deliveries = %+v, %v, %v", ds, more, err)
 	}
-	if _, err := b.Store.Job(ctx, id.New(id.WebhookDelivery)); !errors.Is(err, outbound.ErrNotFound) {
+	if _, err := b.Deliveries.Job(ctx, id.New(id.WebhookDelivery)); !errors.Is(err, outbound.ErrNotFound) {
 		t.Fatalf("Job(missing) = %v, want ErrNotFound", err)
 	}
 }
@@ -258,11 +260,11 @@ func testRetry(t *testing.T, b Backend) {
 	mustCreateDeliveries(t, b, d)
 	failed := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryFailed,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, Response: "refused", AttemptedAt: base}}
-	if _, err := b.Store.RecordAttempt(ctx, failed); err != nil {
+	if _, err := b.Deliveries.RecordAttempt(ctx, failed); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
 	}
 	at := base.Add(time.Hour)
-	if n, err := b.Store.RetryDelivery(ctx, tenantA, d.ID, at); err != nil || n != 1 {
+	if n, err := b.Deliveries.RetryDelivery(ctx, tenantA, d.ID, at); err != nil || n != 1 {
 		t.Fatalf("RetryDelivery(failed) = %d, %v; want 1 attempt", n, err)
 	}
 	mustJob(t, b, d.ID, 1, 1, 1, at)
@@ -271,24 +273,24 @@ func testRetry(t *testing.T, b Backend) {
 	later := base.Add(24 * time.Hour)
 	pending := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryPending, NextAttemptAt: &later, Retries: 1,
 		Attempt: outbound.Attempt{Number: 2, Status: outbound.DeliveryFailed, Response: "500", AttemptedAt: at}}
-	if _, err := b.Store.RecordAttempt(ctx, pending); err != nil {
+	if _, err := b.Deliveries.RecordAttempt(ctx, pending); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
 	}
 	now := at.Add(time.Minute)
-	if n, err := b.Store.RetryDelivery(ctx, tenantA, d.ID, now); err != nil || n != 2 {
+	if n, err := b.Deliveries.RetryDelivery(ctx, tenantA, d.ID, now); err != nil || n != 2 {
 		t.Fatalf("RetryDelivery(pending) = %d, %v; want 2 attempts", n, err)
 	}
 	mustJob(t, b, d.ID, 2, 2, 2, now)
 
 	ok := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliverySucceeded, Retries: 2,
 		Attempt: outbound.Attempt{Number: 3, Status: outbound.DeliverySucceeded, HTTPStatus: 200, AttemptedAt: now}}
-	if _, err := b.Store.RecordAttempt(ctx, ok); err != nil {
+	if _, err := b.Deliveries.RecordAttempt(ctx, ok); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
 	}
-	if _, err := b.Store.RetryDelivery(ctx, tenantA, d.ID, now); !errors.Is(err, outbound.ErrConflict) {
+	if _, err := b.Deliveries.RetryDelivery(ctx, tenantA, d.ID, now); !errors.Is(err, outbound.ErrConflict) {
 		t.Fatalf("RetryDelivery(succeeded) = %v, want ErrConflict", err)
 	}
-	if got, err := b.Store.Delivery(ctx, tenantA, d.ID); err != nil || got.Status != outbound.DeliverySucceeded || len(got.Attempts) != 3 {
+	if got, err := b.Deliveries.Delivery(ctx, tenantA, d.ID); err != nil || got.Status != outbound.DeliverySucceeded || len(got.Attempts) != 3 {
 		t.Fatalf("after a refused retry: %+v, %v; want succeeded, 3 attempts", got, err)
 	}
 }
@@ -313,12 +315,12 @@ func testRetryDuringAttempt(t *testing.T, b Backend) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newDelivery(tenantA, e.ID)
 			mustCreateDeliveries(t, b, d)
-			job, err := b.Store.Job(ctx, d.ID) // the attempt begins
+			job, err := b.Deliveries.Job(ctx, d.ID) // the attempt begins
 			if err != nil {
 				t.Fatalf("Job: %v", err)
 			}
 			retried := base.Add(time.Second)
-			if _, err := b.Store.RetryDelivery(ctx, tenantA, d.ID, retried); err != nil {
+			if _, err := b.Deliveries.RetryDelivery(ctx, tenantA, d.ID, retried); err != nil {
 				t.Fatalf("RetryDelivery: %v", err)
 			}
 			later := base.Add(time.Hour)
@@ -327,7 +329,7 @@ func testRetryDuringAttempt(t *testing.T, b Backend) {
 			if r.Status == outbound.DeliveryPending {
 				r.NextAttemptAt = &later
 			}
-			next, err := b.Store.RecordAttempt(ctx, r)
+			next, err := b.Deliveries.RecordAttempt(ctx, r)
 			if err != nil {
 				t.Fatalf("RecordAttempt: %v", err)
 			}
@@ -335,7 +337,7 @@ func testRetryDuringAttempt(t *testing.T, b Backend) {
 				if next != nil {
 					t.Fatalf("RecordAttempt = %v, want no next attempt", next)
 				}
-				if got, _ := b.Store.Delivery(ctx, tenantA, d.ID); got.Status != outbound.DeliverySucceeded {
+				if got, _ := b.Deliveries.Delivery(ctx, tenantA, d.ID); got.Status != outbound.DeliverySucceeded {
 					t.Fatalf("status = %s, want succeeded", got.Status)
 				}
 				return
@@ -344,7 +346,7 @@ func testRetryDuringAttempt(t *testing.T, b Backend) {
 				t.Fatalf("RecordAttempt = %v, want the retry's %v", next, retried)
 			}
 			mustJob(t, b, d.ID, 1, 1, 1, retried)
-			if _, err := b.Store.RecordAttempt(ctx, r); !errors.Is(err, outbound.ErrConflict) {
+			if _, err := b.Deliveries.RecordAttempt(ctx, r); !errors.Is(err, outbound.ErrConflict) {
 				t.Fatalf("RecordAttempt again = %v, want ErrConflict", err)
 			}
 		})
@@ -355,7 +357,7 @@ func testRetryDuringAttempt(t *testing.T, b Backend) {
 // roundStart and retries as given.
 func mustJob(t *testing.T, b Backend, deliveryID string, attempts, roundStart, retries int, due time.Time) {
 	t.Helper()
-	job, err := b.Store.Job(context.Background(), deliveryID)
+	job, err := b.Deliveries.Job(context.Background(), deliveryID)
 	if err != nil {
 		t.Fatalf("Job: %v", err)
 	}
@@ -372,33 +374,33 @@ func testHealth(t *testing.T, b Backend) {
 	e := mustCreateEndpoint(t, b, newEndpoint(tenantA))
 	d1, d2 := newDelivery(tenantA, e.ID), newDelivery(tenantA, e.ID)
 	mustCreateDeliveries(t, b, d1, d2)
-	since, err := b.Store.MarkFailing(ctx, e.ID, base)
+	since, err := b.Endpoints.MarkFailing(ctx, e.ID, base)
 	if err != nil || !since.Equal(base) {
 		t.Fatalf("MarkFailing = %v, %v; want %v", since, err, base)
 	}
-	if since, err = b.Store.MarkFailing(ctx, e.ID, base.Add(time.Hour)); err != nil || !since.Equal(base) {
+	if since, err = b.Endpoints.MarkFailing(ctx, e.ID, base.Add(time.Hour)); err != nil || !since.Equal(base) {
 		t.Fatalf("MarkFailing again = %v, %v; want the first %v", since, err, base)
 	}
-	if err := b.Store.MarkHealthy(ctx, e.ID); err != nil {
+	if err := b.Endpoints.MarkHealthy(ctx, e.ID); err != nil {
 		t.Fatalf("MarkHealthy: %v", err)
 	}
-	if got, _ := b.Store.Endpoint(ctx, tenantA, e.ID); got.FailingSince != nil {
+	if got, _ := b.Endpoints.Endpoint(ctx, tenantA, e.ID); got.FailingSince != nil {
 		t.Fatalf("failing_since after MarkHealthy = %v", got.FailingSince)
 	}
-	if done, err := b.Store.DisableEndpoint(ctx, e.ID, outbound.DisabledFailing, base); err != nil || !done {
+	if done, err := b.Endpoints.DisableEndpoint(ctx, e.ID, outbound.DisabledFailing, base); err != nil || !done {
 		t.Fatalf("DisableEndpoint = %v, %v", done, err)
 	}
-	if done, err := b.Store.DisableEndpoint(ctx, e.ID, outbound.DisabledFailing, base); err != nil || done {
+	if done, err := b.Endpoints.DisableEndpoint(ctx, e.ID, outbound.DisabledFailing, base); err != nil || done {
 		t.Fatalf("DisableEndpoint again = %v, %v; want false", done, err)
 	}
-	if n, err := b.Store.FailPending(ctx, e.ID, base); err != nil || n != 2 {
+	if n, err := b.Deliveries.FailPending(ctx, e.ID, base); err != nil || n != 2 {
 		t.Fatalf("FailPending = %d, %v; want 2", n, err)
 	}
-	got, err := b.Store.Delivery(ctx, tenantA, d1.ID)
+	got, err := b.Deliveries.Delivery(ctx, tenantA, d1.ID)
 	if err != nil || got.Status != outbound.DeliveryFailed || got.NextAttemptAt != nil {
 		t.Fatalf("delivery after FailPending = %+v, %v", got, err)
 	}
-	ep, _ := b.Store.Endpoint(ctx, tenantA, e.ID)
+	ep, _ := b.Endpoints.Endpoint(ctx, tenantA, e.ID)
 	if ep.Enabled || ep.DisabledReason != outbound.DisabledFailing {
 		t.Fatalf("endpoint after DisableEndpoint = %+v", ep)
 	}
@@ -411,16 +413,16 @@ func testDelete(t *testing.T, b Backend) {
 	mustCreateDeliveries(t, b, d)
 	rec := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryFailed,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, AttemptedAt: base}}
-	if _, err := b.Store.RecordAttempt(ctx, rec); err != nil {
+	if _, err := b.Deliveries.RecordAttempt(ctx, rec); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
 	}
-	if err := b.Store.DeleteEndpoint(ctx, tenantA, e.ID); err != nil {
+	if err := b.Endpoints.DeleteEndpoint(ctx, tenantA, e.ID); err != nil {
 		t.Fatalf("DeleteEndpoint: %v", err)
 	}
-	if _, err := b.Store.Job(ctx, d.ID); !errors.Is(err, outbound.ErrNotFound) {
+	if _, err := b.Deliveries.Job(ctx, d.ID); !errors.Is(err, outbound.ErrNotFound) {
 		t.Fatalf("Job after delete = %v, want ErrNotFound", err)
 	}
-	if err := b.Store.DeleteEndpoint(ctx, tenantA, e.ID); !errors.Is(err, outbound.ErrNotFound) {
+	if err := b.Endpoints.DeleteEndpoint(ctx, tenantA, e.ID); !errors.Is(err, outbound.ErrNotFound) {
 		t.Fatalf("DeleteEndpoint again = %v, want ErrNotFound", err)
 	}
 }
@@ -431,10 +433,10 @@ func testJoinsTx(t *testing.T, b Backend) {
 	d := newDelivery(tenantA, e.ID)
 	rollback := errors.New("rollback")
 	err := b.InTx(ctx, func(ctx context.Context) error {
-		if err := b.Store.CreateDeliveries(ctx, []outbound.NewDelivery{d}); err != nil {
+		if err := b.Deliveries.CreateDeliveries(ctx, []outbound.NewDelivery{d}); err != nil {
 			return err
 		}
-		if _, err := b.Store.Delivery(ctx, tenantA, d.ID); err != nil {
+		if _, err := b.Deliveries.Delivery(ctx, tenantA, d.ID); err != nil {
 			t.Errorf("Delivery inside the transaction: %v", err)
 		}
 		return rollback
@@ -442,7 +444,7 @@ func testJoinsTx(t *testing.T, b Backend) {
 	if !errors.Is(err, rollback) {
 		t.Fatalf("InTx = %v", err)
 	}
-	if _, err := b.Store.Delivery(ctx, tenantA, d.ID); !errors.Is(err, outbound.ErrNotFound) {
+	if _, err := b.Deliveries.Delivery(ctx, tenantA, d.ID); !errors.Is(err, outbound.ErrNotFound) {
 		t.Fatalf("Delivery after rollback = %v, want ErrNotFound", err)
 	}
 }
