@@ -17,6 +17,7 @@ import (
 	eventstore "github.com/tenantkit/tenantkit/event/bunstore"
 	"github.com/tenantkit/tenantkit/httpapi"
 	idempotencystore "github.com/tenantkit/tenantkit/httpapi/bunstore"
+	"github.com/tenantkit/tenantkit/httpapi/operatorapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/portal"
 	portalstore "github.com/tenantkit/tenantkit/portal/bunstore"
@@ -188,37 +189,41 @@ func newOutbound(db *bun.DB, tx Transactor, rec *event.Recorder, notes outbound.
 }
 
 // HTTPConfig returns an httpapi.Config serving a's services: every
-// endpoint group, Idempotency-Key on the database, and a readiness check
-// (Ready). The host adds what is its own before httpapi.New: an
-// Authenticator or JWT settings, a WebhookVerifier for the payment
-// webhook, a rate limiter, a logger, limits.
+// endpoint group, the operator API (operatorapi) among them,
+// Idempotency-Key on the database, and a readiness check (Ready). The host
+// adds what is its own before httpapi.New: an Authenticator or JWT
+// settings, a WebhookVerifier for the payment webhook, a rate limiter, a
+// logger, limits.
 func (a *App) HTTPConfig() httpapi.Config {
 	return httpapi.Config{
-		Directory:     a.Tenancy.Directory,
-		Keys:          a.Tenancy.Keys,
-		Entitlements:  a.Tenancy.Entitlements,
-		Modules:       a.Tenancy.Modules,
-		Notifications: a.Tenancy.Notifications,
-		Contracts:     a.Contracts,
-		Catalog:       a.Catalog,
-		Billing:       a.Billing,
-		Payments:      a.Payments,
-		Support:       a.Support,
-		Events:        a.Events,
-		Webhooks:      a.Webhooks,
-		Outbound:      a.Outbound,
-		Operator:      a.operatorConfig(),
-		Idempotency:   a.idempotency,
-		Ready:         a.Ready,
-		Sessions:      a.Tenancy.Sessions,
-		Tracer:        a.tracer,
+		Services: httpapi.Services{
+			Directory:     a.Tenancy.Directory,
+			Keys:          a.Tenancy.Keys,
+			OperatorKeys:  a.Operators,
+			Sessions:      a.Tenancy.Sessions,
+			Entitlements:  a.Tenancy.Entitlements,
+			Modules:       a.Tenancy.Modules,
+			Notifications: a.Tenancy.Notifications,
+			Catalog:       a.Catalog,
+			Contracts:     a.Contracts,
+			Billing:       a.Billing,
+			Payments:      a.Payments,
+			Support:       a.Support,
+			Events:        a.Events,
+			Outbound:      a.Outbound,
+			Webhooks:      a.Webhooks,
+			Idempotency:   a.idempotency,
+			Ready:         a.Ready,
+		},
+		Endpoints: operatorapi.Endpoints(a.operatorServices()),
+		Tracer:    a.tracer,
 	}
 }
 
-// operatorConfig is the operator API's part of HTTPConfig.
-func (a *App) operatorConfig() httpapi.OperatorConfig {
-	return httpapi.OperatorConfig{
-		Keys:      a.Operators,
+// operatorServices are the services of the operator API that HTTPConfig
+// mounts.
+func (a *App) operatorServices() operatorapi.Services {
+	return operatorapi.Services{
 		Directory: a.Tenancy.Directory,
 		Index:     a.Tenancy.Index,
 		Members:   a.Tenancy.Members,
@@ -229,6 +234,7 @@ func (a *App) operatorConfig() httpapi.OperatorConfig {
 		Tickets:   a.Desk,
 		Payments:  a.Settlement,
 		Sessions:  a.Tenancy.Sessions,
+		Events:    a.Events,
 	}
 }
 

@@ -37,9 +37,10 @@ func TestNew(t *testing.T) {
 				return
 			}
 			cfg := app.HTTPConfig()
-			if cfg.Directory == nil || cfg.Keys == nil || cfg.Entitlements == nil || cfg.Modules == nil ||
-				cfg.Notifications == nil || cfg.Catalog == nil || cfg.Billing == nil || cfg.Payments == nil || cfg.Contracts == nil ||
-				cfg.Support == nil || cfg.Webhooks == nil || cfg.Idempotency == nil || cfg.Ready == nil {
+			svc := cfg.Services
+			if svc.Directory == nil || svc.Keys == nil || svc.Entitlements == nil || svc.Modules == nil ||
+				svc.Notifications == nil || svc.Catalog == nil || svc.Billing == nil || svc.Payments == nil || svc.Contracts == nil ||
+				svc.Support == nil || svc.Webhooks == nil || svc.Idempotency == nil || svc.Ready == nil || len(cfg.Endpoints) == 0 {
 				t.Errorf("HTTPConfig leaves a service out: %+v", cfg)
 			}
 		})

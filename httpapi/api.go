@@ -5,11 +5,14 @@
 // strict JSON decoding and validation, keyset pagination, and one route
 // table from which both the full API and each endpoint group are served.
 //
-// The endpoints call the services through the small interfaces Config
-// declares (Invoices, Tickets, PaymentEvents, IdempotencyStore, …), so this
-// package knows no database: tenantkit.New builds the services on one and
-// hands them over (App.HTTPConfig). A host app mounts the whole API
-// (API.Handler) or one group (API.GroupHandler) under its own router;
+// Each endpoint group is one file (invoices.go, tickets.go, …) holding its
+// rows of the route table, its handlers and the small interfaces of the
+// services it calls (Invoices, Tickets, …), gathered in Config.Services;
+// so this package knows no database: tenantkit.New builds the services on
+// one and hands them over (App.HTTPConfig). Groups outside the package
+// are served through the same checks from Config.Endpoints; the operator
+// API (package httpapi/operatorapi) is one. A host app mounts the whole
+// API (API.Handler) or one group (API.GroupHandler) under its own router;
 // cmd/server composes the same route table on bunrouter.
 package httpapi
 
@@ -32,75 +35,30 @@ import (
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
-// Config is everything the API needs. Directory, Entitlements, Modules,
-// Notifications and Catalog are required, and Keys unless Authenticator
-// replaces the built-in authenticators; the rest has defaults.
+// Config is what a host sets to serve the API: the services behind the
+// endpoints (Services, which App.HTTPConfig fills), further endpoint
+// groups, and the edge's own knobs. Services.Directory, Entitlements,
+// Modules, Notifications and Catalog are required, and Services.Keys
+// unless Authenticator replaces the built-in authenticators; the rest has
+// defaults.
 type Config struct {
-	// Directory finds users and tenants and resolves the tenant a request
-	// acts for (a *tenancy.Directory).
-	Directory Directory
-	// Keys authenticates API keys for the built-in authenticators (a
-	// *tenancy.Keys).
-	Keys Keys
-	// Entitlements checks modules and shows limits and usage (a
-	// *tenancy.Entitlements).
-	Entitlements Entitlements
-	// Modules switches modules at PATCH /api/tenant/entitlements/toggle
-	// (a *tenancy.Modules).
-	Modules Modules
-	// Notifications lists them at GET /api/tenant/notifications and marks
-	// them read (a *tenancy.Notifications).
-	Notifications Notifications
-	// Contracts serves the contract requests and the invoice preview (a
-	// *contract.Service); nil leaves them 501.
-	Contracts Contracts
-	// Catalog is served at GET /api/catalog/public.
-	Catalog *catalog.Catalog
-	// Billing serves the collections endpoints; nil leaves them 501.
-	Billing Invoices
-	// Payments serves an invoice's payments (record one, list the
-	// ledger); nil leaves them 501.
-	Payments InvoicePayments
-	// Support serves the tickets endpoints; nil leaves them 501.
-	Support Tickets
-	// Events serves the audit trail at GET /api/events and, to
-	// operators, GET /api/operator/events (an *event.Log); nil leaves
-	// them 501.
-	Events EventLog
-	// Outbound serves the tenants' outbound webhook endpoints at
-	// /api/webhook-endpoints (an *outbound.Service); nil leaves them 501.
-	Outbound WebhookEndpoints
-	// Webhooks records and applies the payment provider's events at
-	// POST /api/webhooks/payment-provider; nil leaves it 501.
-	Webhooks PaymentEvents
-	// WebhookVerifier checks each delivery's signature before its body is
-	// read (webhook.NewVerifier builds the built-in ones). Without one the
-	// webhook answers 501, whatever Webhooks says.
-	WebhookVerifier webhook.Verifier
-	// Operator serves the operator API (/api/operator/…), the platform's
-	// staff's endpoints; its nil services leave their endpoints 501, and
-	// without Operator.Keys no operator key is accepted.
-	Operator OperatorConfig
-	// Tracer traces requests (OpenTelemetry): a server span each, named
-	// by route template, with the tenant, request and credential ids; the
-	// access log carries its trace id. nil traces nothing.
-	Tracer trace.TracerProvider
+	// Services are the services the endpoints call; a nil one leaves its
+	// endpoints 501.
+	Services Services
+	// Endpoints are further endpoint groups served through the same
+	// checks, e.g. operatorapi.Endpoints(…): each row is authenticated,
+	// limited and checked as the API's own.
+	Endpoints []Endpoint
 
 	// Authenticator decides who is calling. Nil means the built-in chain:
-	// API keys, operator keys (with Operator.Keys), then (when JWT is
-	// configured) JWT bearer tokens and the session cookie. A chain of
+	// API keys, operator keys (with Services.OperatorKeys), then (when JWT
+	// is configured) JWT bearer tokens and the session cookie. A chain of
 	// the host's own accepts operator keys only if it includes an
 	// OperatorKeyAuthenticator.
 	Authenticator Authenticator
 	// JWT configures the built-in JWT and session authenticators; zero
 	// disables them.
 	JWT JWTConfig
-	// Sessions checks the sessions tenantkit's portal starts (a
-	// *tenancy.Sessions): a JWT, as cookie or bearer token, whose "sid"
-	// is a session id of theirs (tenancy.LooksLikeSessionID) is accepted
-	// only while that session is live, so that sign-out ends it. Nil
-	// checks no session: the token is good until it expires.
-	Sessions Sessions
 	// CSRFSecret signs CSRF tokens; every replica needs the same one. When
 	// empty it is derived from JWT.Secret, else random per process.
 	CSRFSecret []byte
@@ -112,13 +70,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// TrustedProxies are CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []string
-	// Idempotency stores Idempotency-Key outcomes; nil disables the header
-	// (requests are then processed every time).
-	Idempotency IdempotencyStore
+	// WebhookVerifier checks each delivery's signature before its body is
+	// read (webhook.NewVerifier builds the built-in ones). Without one the
+	// webhook answers 501, whatever Services.Webhooks says.
+	WebhookVerifier webhook.Verifier
 
-	// Ready reports whether the service can take traffic (database
-	// reachable, migrations applied); nil means always ready.
-	Ready func(ctx context.Context) error
 	// Metrics registers the API's Prometheus instruments (requests by route
 	// and status, latency, rate-limited requests, webhook events); nil
 	// turns metrics off.
@@ -127,37 +83,72 @@ type Config struct {
 	Logger zerolog.Logger
 	// Version is reported by GET /api/health.
 	Version string
+	// Tracer traces requests (OpenTelemetry): a server span each, named
+	// by route template, with the tenant, request and credential ids; the
+	// access log carries its trace id. nil traces nothing.
+	Tracer trace.TracerProvider
 }
 
-// OperatorConfig is what the operator API needs: the services behind its
-// endpoints, each the small interface services.go declares.
-// App.HTTPConfig fills it; a host may leave any of it nil.
-type OperatorConfig struct {
-	// Keys authenticates operator keys (an *operator.Keys).
-	Keys OperatorKeys
-	// Directory creates and finds tenants and users (a
-	// *tenancy.Directory).
-	Directory OperatorDirectory
-	// Index lists tenants, users and API keys (a *tenancy.Index).
-	Index Index
-	// Members adds, changes and removes members (a *tenancy.Members).
-	Members Members
-	// APIKeys creates and revokes tenants' API keys (a *tenancy.Keys).
-	APIKeys APIKeys
-	// Limits sets and clears limit overrides (a *tenancy.Entitlements).
-	Limits Limits
-	// Terms changes a tenant's plan and seats (a *contract.Service).
-	Terms Terms
-	// Requests lists and decides contract requests across tenants (a
+// Services are the services the API's endpoints call, each the small
+// interface declared beside the endpoints that use it (Invoices in
+// invoices.go, Tickets in tickets.go, …), so that this package knows no
+// database. tenantkit's App.HTTPConfig fills them with the domain
+// services; a host may pass its own, for instance to wrap one with its
+// audit log. A nil service leaves its endpoints answering 501
+// not_implemented.
+type Services struct {
+	// Directory finds users and tenants and resolves the tenant a request
+	// acts for (a *tenancy.Directory). Required.
+	Directory Directory
+	// Keys authenticates API keys for the built-in authenticators (a
+	// *tenancy.Keys); required unless Config.Authenticator is set.
+	Keys Keys
+	// OperatorKeys authenticates operator keys for the built-in
+	// authenticators (an *operator.Keys); without it no operator key is
+	// accepted.
+	OperatorKeys OperatorKeys
+	// Sessions checks the sessions tenantkit's portal starts (a
+	// *tenancy.Sessions): a JWT, as cookie or bearer token, whose "sid"
+	// is a session id of theirs (tenancy.LooksLikeSessionID) is accepted
+	// only while that session is live, so that sign-out ends it. Nil
+	// checks no session: the token is good until it expires.
+	Sessions Sessions
+	// Entitlements checks modules and shows limits and usage (a
+	// *tenancy.Entitlements). Required.
+	Entitlements Entitlements
+	// Modules switches modules at PATCH /api/tenant/entitlements/toggle
+	// (a *tenancy.Modules). Required.
+	Modules Modules
+	// Notifications lists them at GET /api/tenant/notifications and marks
+	// them read (a *tenancy.Notifications). Required.
+	Notifications Notifications
+	// Catalog is served at GET /api/catalog/public. Required.
+	Catalog *catalog.Catalog
+	// Contracts serves the contract requests and the invoice preview (a
 	// *contract.Service).
-	Requests OperatorRequests
-	// Tickets lists, answers and changes tickets across tenants (a
-	// *support.Desk).
-	Tickets OperatorTickets
-	// Payments settles unmatched payment events (a *webhook.Settlement).
-	Payments OperatorPayments
-	// Sessions ends a user's sessions (a *tenancy.Sessions).
-	Sessions OperatorSessions
+	Contracts Contracts
+	// Billing serves the collections endpoints (a *billing.Service).
+	Billing Invoices
+	// Payments serves an invoice's payments: record one, list the ledger
+	// (a *billing.Ledger).
+	Payments InvoicePayments
+	// Support serves the tickets endpoints (a *support.Service).
+	Support Tickets
+	// Events serves the audit trail at GET /api/events (an *event.Log).
+	Events EventLog
+	// Outbound serves the tenants' outbound webhook endpoints at
+	// /api/webhook-endpoints (an *outbound.Service).
+	Outbound WebhookEndpoints
+	// Webhooks records and applies the payment provider's events at
+	// POST /api/webhooks/payment-provider (a *webhook.Service); it runs
+	// only with Config.WebhookVerifier.
+	Webhooks PaymentEvents
+	// Idempotency stores Idempotency-Key outcomes; nil disables the header
+	// (requests are then processed every time).
+	Idempotency IdempotencyStore
+	// Ready reports whether the service can take traffic (database
+	// reachable, migrations applied); nil means always ready.
+	Ready func(ctx context.Context) error
 }
 
 // API serves tenantkit's endpoints.
@@ -178,25 +169,26 @@ const DefaultMaxBodyBytes = 1 << 20
 
 // New validates cfg and builds the API.
 func New(ctx context.Context, cfg Config) (*API, error) {
-	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Modules == nil || cfg.Notifications == nil || cfg.Catalog == nil {
-		return nil, errors.New("httpapi: Config.Directory, Entitlements, Modules, Notifications and Catalog are required")
+	svc := cfg.Services
+	if svc.Directory == nil || svc.Entitlements == nil || svc.Modules == nil || svc.Notifications == nil || svc.Catalog == nil {
+		return nil, errors.New("httpapi: Config.Services.Directory, Entitlements, Modules, Notifications and Catalog are required")
 	}
-	if cfg.Authenticator == nil && cfg.Keys == nil {
-		return nil, errors.New("httpapi: Config.Keys is required by the built-in authenticators (or set Config.Authenticator)")
+	if cfg.Authenticator == nil && svc.Keys == nil {
+		return nil, errors.New("httpapi: Config.Services.Keys is required by the built-in authenticators (or set Config.Authenticator)")
 	}
 	if cfg.WebhookVerifier == nil {
 		// Without a way to check signatures the webhook must not run: it
 		// answers 501 until the host configures a verifier.
-		cfg.Webhooks = nil
+		cfg.Services.Webhooks = nil
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	a := &API{cfg: cfg, auth: cfg.Authenticator, limiter: cfg.RateLimiter}
 	if a.auth == nil {
-		auths := []Authenticator{APIKeyAuthenticator{Keys: cfg.Keys}}
-		if cfg.Operator.Keys != nil {
-			auths = append(auths, OperatorKeyAuthenticator{Keys: cfg.Operator.Keys})
+		auths := []Authenticator{APIKeyAuthenticator{Keys: svc.Keys}}
+		if svc.OperatorKeys != nil {
+			auths = append(auths, OperatorKeyAuthenticator{Keys: svc.OperatorKeys})
 		}
 		if len(cfg.JWT.Secret) > 0 || cfg.JWT.JWKSURL != "" {
 			v, err := NewJWTVerifier(ctx, cfg.JWT)
@@ -204,8 +196,8 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 				return nil, err
 			}
 			auths = append(auths,
-				JWTAuthenticator{Verifier: v, Directory: cfg.Directory, Sessions: cfg.Sessions},
-				SessionAuthenticator{Verifier: v, Directory: cfg.Directory, Sessions: cfg.Sessions})
+				JWTAuthenticator{Verifier: v, Directory: svc.Directory, Sessions: svc.Sessions},
+				SessionAuthenticator{Verifier: v, Directory: svc.Directory, Sessions: svc.Sessions})
 		}
 		a.auth = Chain(auths...)
 	}
@@ -221,6 +213,9 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 	}
 	a.csrf = newCSRFTokens(csrfKey(cfg), 12*time.Hour)
 	a.routes = a.buildRoutes()
+	if err = checkRoutes(a.routes); err != nil {
+		return nil, err
+	}
 	a.fallbacks = a.newFallbacks(a.routes)
 	return a, nil
 }
@@ -288,14 +283,14 @@ func noSniff(next http.Handler) http.Handler {
 
 // NotFound answers a path no route matches with a 404 problem.
 func (a *API) NotFound() http.Handler {
-	return handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+	return HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		return NewProblem(http.StatusNotFound, CodeNotFound, "no endpoint at this path")
 	})
 }
 
 // MethodNotAllowed answers a known path with an unsupported method.
 func (a *API) MethodNotAllowed(allowed string) http.Handler {
-	return handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+	return HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		if allowed != "" {
 			w.Header().Set("Allow", allowed)
 		}

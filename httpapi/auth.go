@@ -2,112 +2,88 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
+	"time"
 
 	"github.com/tenantkit/tenantkit/tenancy"
-	"github.com/tenantkit/tenantkit/tenancy/operator"
 )
 
-// Authenticator turns a request into a Principal.
-//
-// It returns ErrNoCredential when the request carries no credential of the
-// kind it understands, so that a chain can try the next one; any other
-// error means "a credential was presented and it is bad" and ends the
-// request with 401.
-type Authenticator interface {
-	Authenticate(r *http.Request) (*Principal, error)
-}
+// The authentication group: who the caller is, and the CSRF token a
+// session's unsafe requests carry.
 
-// AuthenticatorFunc adapts a function to Authenticator.
-type AuthenticatorFunc func(r *http.Request) (*Principal, error)
-
-// Authenticate implements Authenticator.
-func (f AuthenticatorFunc) Authenticate(r *http.Request) (*Principal, error) { return f(r) }
-
-// ErrNoCredential: the request carries no credential this Authenticator
-// understands.
-var ErrNoCredential = errors.New("no credential")
-
-// errBadCredential is what every rejected credential becomes at the edge:
-// one message, whatever was wrong, so that nothing is learnt from it.
-var errBadCredential = NewProblem(http.StatusUnauthorized, CodeUnauthenticated, "the credential is invalid, expired or revoked")
-
-// Chain tries each Authenticator in order and returns the first answer
-// that is not ErrNoCredential.
-func Chain(auths ...Authenticator) Authenticator {
-	return AuthenticatorFunc(func(r *http.Request) (*Principal, error) {
-		for _, a := range auths {
-			p, err := a.Authenticate(r)
-			if errors.Is(err, ErrNoCredential) {
-				continue
-			}
-			return p, err
-		}
-		return nil, ErrNoCredential
-	})
-}
-
-// bearerToken returns the token of an "Authorization: Bearer …" header.
-func bearerToken(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
-	scheme, token, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
+// authEndpoints are the authentication group's rows of the route table.
+func (a *API) authEndpoints() []Endpoint {
+	return []Endpoint{
+		{Method: "GET", Path: "/api/auth/me", Group: GroupAuth, Handle: a.me},
+		{Method: "GET", Path: "/api/csrf", Group: GroupAuth, Public: true, Handle: a.csrfToken},
 	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
 }
 
-// APIKeyAuthenticator accepts "Authorization: Bearer tk_…" API keys.
-type APIKeyAuthenticator struct {
-	// Keys authenticates the keys (a *tenancy.Keys).
-	Keys Keys
+// meResponse is the body of GET /api/auth/me.
+type meResponse struct {
+	ID             string          `json:"id"`
+	Email          string          `json:"email"`
+	Name           string          `json:"name"`
+	AuthMethod     AuthMethod      `json:"auth_method"`
+	Scopes         []tenancy.Scope `json:"scopes"`
+	ActiveTenantID *string         `json:"active_tenant_id"`
+	Tenants        []tenantRef     `json:"tenants"`
 }
 
-// Authenticate implements Authenticator.
-func (a APIKeyAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
-	token, ok := bearerToken(r)
-	if !ok || !tenancy.LooksLikeKey(token) {
-		return nil, ErrNoCredential
-	}
-	key, user, err := a.Keys.Authenticate(r.Context(), token)
+// tenantRef is a tenant as listed for its member.
+type tenantRef struct {
+	ID   string       `json:"id"`
+	Slug string       `json:"slug"`
+	Name string       `json:"name"`
+	Role tenancy.Role `json:"role"`
+}
+
+// me answers GET /api/auth/me: the caller, how they authenticated, and
+// their tenants. active_tenant_id is null while none is chosen.
+func (a *API) me(w http.ResponseWriter, r *http.Request) error {
+	p, _ := PrincipalFrom(r.Context())
+	ms, err := a.cfg.Services.Directory.Memberships(r.Context(), p.User.ID)
 	if err != nil {
-		return nil, fmt.Errorf("httpapi: api key: %w", err)
+		return err
 	}
-	return &Principal{
-		User:   user,
-		Scopes: key.Scopes,
-		Method: AuthAPIKey,
-		Credential: tenancy.Credential{
-			Key: "key:" + key.ID, UserID: user.ID, PinnedTenantID: key.TenantID,
-		},
-	}, nil
+	resp := meResponse{ID: p.User.ID, Email: p.User.Email, Name: p.User.Name, AuthMethod: p.Method,
+		Scopes: p.Scopes, Tenants: make([]tenantRef, 0, len(ms))}
+	if resp.Scopes == nil {
+		resp.Scopes = []tenancy.Scope{}
+	}
+	for _, m := range ms {
+		resp.Tenants = append(resp.Tenants, tenantRef{ID: m.Tenant.ID, Slug: m.Tenant.Slug, Name: m.Tenant.Name, Role: m.Role})
+	}
+	active, err := a.cfg.Services.Directory.ResolveTenant(r.Context(), p.Credential, r.Header.Get(tenantHeaderKey))
+	switch {
+	case err == nil:
+		resp.ActiveTenantID = &active.TenantID
+	case errors.Is(err, tenancy.ErrTenantNotSelected), errors.Is(err, tenancy.ErrNoTenant), errors.Is(err, tenancy.ErrNotMember):
+	default:
+		return err
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
 }
 
-// OperatorKeyAuthenticator accepts "Authorization: Bearer tko_…" operator
-// keys. The principal it returns has Method AuthOperatorKey, the key's
-// scopes, and no user.
-type OperatorKeyAuthenticator struct {
-	// Keys authenticates the keys (an *operator.Keys).
-	Keys OperatorKeys
+// csrfResponse is the body of GET /api/csrf.
+type csrfResponse struct {
+	Token     string    `json:"token"`
+	Header    string    `json:"header"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
-// Authenticate implements Authenticator.
-func (a OperatorKeyAuthenticator) Authenticate(r *http.Request) (*Principal, error) {
-	token, ok := bearerToken(r)
-	if !ok || !operator.LooksLikeKey(token) {
-		return nil, ErrNoCredential
+// csrfToken answers GET /api/csrf with a token bound to the caller's
+// session when the request carries one, and sets it as the double-submit
+// cookie too.
+func (a *API) csrfToken(w http.ResponseWriter, r *http.Request) error {
+	binding := ""
+	if p, err := a.auth.Authenticate(r); err == nil && p != nil && p.Ambient() {
+		binding = p.SessionBinding
 	}
-	key, err := a.Keys.Authenticate(r.Context(), token)
-	if err != nil {
-		return nil, fmt.Errorf("httpapi: operator key: %w", err)
-	}
-	return &Principal{
-		Scopes:        key.Scopes,
-		Method:        AuthOperatorKey,
-		Credential:    tenancy.Credential{Key: "operator:" + key.ID},
-		OperatorKeyID: key.ID,
-	}, nil
+	token, expires := a.csrf.issue(binding)
+	setCSRFCookie(w, r, token, expires)
+	w.Header().Set("Cache-Control", "no-store")
+	WriteJSON(w, http.StatusOK, csrfResponse{Token: token, Header: csrfHeader, ExpiresAt: expires.UTC()})
+	return nil
 }

@@ -54,7 +54,7 @@ type Claims struct {
 // is not a JSON number: RFC 7519 defines them as NumericDate, a number of
 // seconds, and the JWT library would also take a numeric string such as
 // "2099999999". The claims of a correctly signed token are input like a
-// request body (decodeJSON): a string holding NUL or invalid UTF-8, which
+// request body (DecodeJSON): a string holding NUL or invalid UTF-8, which
 // encoding/json would turn into U+FFFD or pass on to a database that
 // refuses it, is refused too; and a claim of the wrong JSON type fails to
 // decode.
@@ -176,6 +176,17 @@ func (v *JWTVerifier) Verify(token string) (*Claims, error) {
 		return nil, fmt.Errorf("httpapi: jwt: %w: %w", tenancy.ErrUnauthenticated, err)
 	}
 	return &c, nil
+}
+
+var _ Sessions = (*tenancy.Sessions)(nil)
+
+// Sessions checks that a session is live. *tenancy.Sessions implements
+// it.
+type Sessions interface {
+	// Check returns nil when the session is live and the user's; an
+	// error matching tenancy.ErrUnauthenticated when it ended, expired or
+	// is another's.
+	Check(ctx context.Context, sessionID, userID string) error
 }
 
 // principal maps verified claims to a tenantkit user: by "email" when

@@ -24,31 +24,31 @@ import (
 // Before all of them every answer gets X-Content-Type-Options: nosniff
 // (as under Wrap, for hosts that mount Routes without it) and
 // Cache-Control: no-store (noStore).
-func (a *API) chain(ep endpoint) http.Handler {
-	handle := ep.handle
+func (a *API) chain(ep Endpoint) http.Handler {
+	handle := ep.Handle
 	if handle == nil {
 		handle = notConfigured
 	}
-	template := ep.method + " " + ep.path
-	instruments := a.metrics.route(ep.method, template)
+	template := ep.Method + " " + ep.Path
+	instruments := a.metrics.route(ep.Method, template)
 	limit := bodyLimit(a.cfg.MaxBodyBytes)
-	if ep.maxBody > 0 {
-		limit = bodyLimit(ep.maxBody)
+	if ep.MaxBody > 0 {
+		limit = bodyLimit(ep.MaxBody)
 	}
-	var h http.Handler = handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+	var h http.Handler = HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		f := logFieldsFrom(r.Context())
 		f.route, f.metrics = template, instruments
-		nameSpan(r.Context(), ep.method, ep.path)
+		nameSpan(r.Context(), ep.Method, ep.Path)
 		defer tagSpan(r.Context(), f, RequestIDFrom(r.Context()))
 		if err := limit.check(r); err != nil {
 			return err
 		}
-		if ep.public {
+		if ep.Public {
 			r = limit.bound(w, r)
 			if err := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); err != nil {
 				return err
 			}
-			if err := checkQuery(r, ep.query); err != nil {
+			if err := checkQuery(r, ep.Query); err != nil {
 				return err
 			}
 			return handle(w, r)
@@ -66,13 +66,13 @@ func (a *API) chain(ep endpoint) http.Handler {
 		if err := ep.admits(p); err != nil {
 			return err
 		}
-		if err := checkQuery(r, ep.query); err != nil {
+		if err := checkQuery(r, ep.Query); err != nil {
 			return err
 		}
 		if err := checkTenantHeader(r); err != nil {
 			return err
 		}
-		if p.Ambient() && !ep.csrfExempt && !isSafeMethod(r.Method) {
+		if p.Ambient() && !ep.CSRFExempt && !isSafeMethod(r.Method) {
 			if err := a.csrf.check(r, p.SessionBinding); err != nil {
 				return err
 			}
@@ -81,14 +81,14 @@ func (a *API) chain(ep endpoint) http.Handler {
 			return NewProblem(http.StatusForbidden, CodeInsufficientScope,
 				fmt.Sprintf("this endpoint needs the scope %q", sc))
 		}
-		if ep.tenant {
+		if ep.Tenant {
 			if ctx, err = a.resolveTenant(ctx, r, p, ep, f); err != nil {
 				return err
 			}
 		}
 		r = r.WithContext(ctx)
 		limit.capBody(w, r)
-		if ep.idempotent && a.cfg.Idempotency != nil && r.Header.Get(IdempotencyKeyHeader) != "" {
+		if ep.Idempotent && a.cfg.Services.Idempotency != nil && r.Header.Get(IdempotencyKeyHeader) != "" {
 			return a.idempotent(w, r, handle)
 		}
 		return handle(w, r)
@@ -115,28 +115,28 @@ func noStore(next http.Handler) http.Handler {
 // where the services' own module, limit and usage reads find it
 // (tenancy.WithState): one read for all of them. The tenant goes in f, the
 // request's log fields.
-func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, ep endpoint, f *logFields) (context.Context, error) {
+func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, ep Endpoint, f *logFields) (context.Context, error) {
 	var (
 		m   tenancy.Membership
 		err error
 	)
-	if ep.module != "" || ep.state {
+	if ep.Module != "" || ep.State {
 		var st tenancy.EntitlementState
-		if m, st, err = a.cfg.Entitlements.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeaderKey), ep.state); err != nil {
+		if m, st, err = a.cfg.Services.Entitlements.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeaderKey), ep.State); err != nil {
 			return ctx, err
 		}
 		ctx = tenancy.WithState(ctx, st)
-	} else if m, err = a.cfg.Directory.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeaderKey)); err != nil {
+	} else if m, err = a.cfg.Services.Directory.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeaderKey)); err != nil {
 		return ctx, err
 	}
 	f.tenantID = m.TenantID
 	ctx = withMembership(ctx, m)
-	if ep.permission != "" && !m.Role.Can(ep.permission) {
+	if ep.Permission != "" && !m.Role.Can(ep.Permission) {
 		return ctx, NewProblem(http.StatusForbidden, CodeForbidden,
-			fmt.Sprintf("your role %q lacks the permission %q", m.Role, ep.permission))
+			fmt.Sprintf("your role %q lacks the permission %q", m.Role, ep.Permission))
 	}
-	if ep.module != "" {
-		if err := a.cfg.Entitlements.RequireModule(ctx, m.TenantID, ep.module); err != nil {
+	if ep.Module != "" {
+		if err := a.cfg.Services.Entitlements.RequireModule(ctx, m.TenantID, ep.Module); err != nil {
 			return ctx, err
 		}
 	}
@@ -174,12 +174,12 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request, f *logFields)
 // credential as one that lacks the operator scope (403
 // insufficient_scope); the tenant API takes no operator key, which is no
 // credential of any of its users (401).
-func (ep endpoint) admits(p *Principal) error {
+func (ep Endpoint) admits(p *Principal) error {
 	switch {
-	case ep.operator != "" && !p.Operator():
+	case ep.Operator != "" && !p.Operator():
 		return NewProblem(http.StatusForbidden, CodeInsufficientScope,
-			fmt.Sprintf("this endpoint is the operator API: it needs an operator key with the scope %q", ep.operator))
-	case ep.operator == "" && p.Operator():
+			fmt.Sprintf("this endpoint is the operator API: it needs an operator key with the scope %q", ep.Operator))
+	case ep.Operator == "" && p.Operator():
 		return NewProblem(http.StatusUnauthorized, CodeUnauthenticated,
 			"operator keys are accepted only by the operator API (/api/operator/); send a tenant API key or JWT")
 	}

@@ -241,7 +241,7 @@ func TestInvoicePreview(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, func(cfg *httpapi.Config) {
 			ten := newTenancy(db)
-			cfg.Contracts = contract.NewService(tenancystore.New(db), ten.Entitlements, ten.Notifications, tenantkit.NewTransactor(db),
+			cfg.Services.Contracts = contract.NewService(tenancystore.New(db), ten.Entitlements, ten.Notifications, tenantkit.NewTransactor(db),
 				catalog.Default(), contract.WithClock(func() time.Time { return half }))
 		})
 		preview := func(t *testing.T, body string) response {
@@ -341,7 +341,7 @@ func ptrTo[T any](v T) *T { return &v }
 // endpoints are routed, checked, and answer 501 not_implemented.
 func TestContractsNotConfigured(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		off := withAPI(t, e, func(c *httpapi.Config) { c.Contracts = nil })
+		off := withAPI(t, e, func(c *httpapi.Config) { c.Services.Contracts = nil })
 		for _, req := range []request{
 			{method: "GET", path: "/api/contract-requests"},
 			{method: "POST", path: "/api/contract-requests", body: `{}`},

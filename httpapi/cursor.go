@@ -65,21 +65,21 @@ func decodeCursor(s string) (string, error) {
 // badCursor is the one answer to every malformed cursor: clients cannot fix
 // a cursor, only drop it, so the reason does not matter to them.
 func badCursor() *Problem {
-	return invalidRequest("invalid cursor",
+	return InvalidRequest("invalid cursor",
 		FieldError{Field: "cursor", Code: "invalid", Message: "is not a cursor returned by this API"})
 }
 
-// parseListParams reads the pagination query parameters every list
-// endpoint shares: limit (default 20, 1..100) and cursor, returned decoded
+// ParseListParams reads the pagination query parameters every list
+// endpoint shares (ListQuery): limit (default 20, 1..100) and cursor, returned decoded
 // as before, the id that the page must start after ("" for the first
 // page). Bad values are a 400 invalid_request *Problem naming the parameter.
-func parseListParams(r *http.Request) (limit int, before string, err error) {
+func ParseListParams(r *http.Request) (limit int, before string, err error) {
 	q := r.URL.Query()
 	limit = defaultListLimit
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxListLimit {
-			return 0, "", invalidRequest("invalid limit", FieldError{
+			return 0, "", InvalidRequest("invalid limit", FieldError{
 				Field:   "limit",
 				Code:    "invalid",
 				Message: "must be an integer between 1 and " + strconv.Itoa(maxListLimit),
@@ -96,23 +96,23 @@ func parseListParams(r *http.Request) (limit int, before string, err error) {
 	return limit, before, nil
 }
 
-// listResponse is the envelope of every list: {"data":[…],"has_more":bool,
+// ListResponse is the envelope of every list: {"data":[…],"has_more":bool,
 // "next_cursor":"…"|null}.
-type listResponse[T any] struct {
+type ListResponse[T any] struct {
 	Data       []T     `json:"data"`
 	HasMore    bool    `json:"has_more"`
 	NextCursor *string `json:"next_cursor"`
 }
 
-// newListResponse wraps one page of items. hasMore says whether items
+// NewListResponse wraps one page of items. hasMore says whether items
 // continue past this page (stores typically fetch limit+1 rows to know);
 // lastID gives an item's id, from which the next cursor is made. Data is
 // never null, so clients can iterate without a nil check.
-func newListResponse[T any](items []T, hasMore bool, lastID func(T) string) listResponse[T] {
+func NewListResponse[T any](items []T, hasMore bool, lastID func(T) string) ListResponse[T] {
 	if items == nil {
 		items = []T{}
 	}
-	resp := listResponse[T]{Data: items, HasMore: hasMore}
+	resp := ListResponse[T]{Data: items, HasMore: hasMore}
 	if hasMore && len(items) > 0 {
 		next := encodeCursor(lastID(items[len(items)-1]))
 		resp.NextCursor = &next

@@ -90,7 +90,7 @@ func TestParseListParams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, "/?"+tt.query, nil)
-			limit, before, err := parseListParams(r)
+			limit, before, err := ParseListParams(r)
 			if tt.wantField != "" {
 				p := mustProblem(t, err, http.StatusBadRequest, CodeInvalidRequest)
 				if len(p.Errors) != 1 || p.Errors[0].Field != tt.wantField {
@@ -99,7 +99,7 @@ func TestParseListParams(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("parseListParams(%q): %v", tt.query, err)
+				t.Fatalf("ParseListParams(%q): %v", tt.query, err)
 			}
 			if limit != tt.wantLimit || before != tt.wantBefore {
 				t.Errorf("got (%d, %q), want (%d, %q)", limit, before, tt.wantLimit, tt.wantBefore)
@@ -129,7 +129,7 @@ func TestNewListResponse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := json.Marshal(newListResponse(tt.items, tt.hasMore, idOf))
+			b, err := json.Marshal(NewListResponse(tt.items, tt.hasMore, idOf))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ import (
 	"github.com/tenantkit/tenantkit/field"
 )
 
-// decodeJSON reads the request body as exactly one JSON value into dst,
+// DecodeJSON reads the request body as exactly one JSON value into dst,
 // strictly. It judges only the JSON; whether the values make sense is for
 // the service the handler calls, whose *field.InvalidError problemFor
 // answers with 422. Every way the JSON can be wrong is answered with a
@@ -33,12 +33,12 @@ import (
 //     field, code "invalid_utf8" or "nul_byte".
 //
 // Other errors are programming errors (dst not a pointer) and end as 500s.
-func decodeJSON(r *http.Request, dst any) error {
+func DecodeJSON(r *http.Request, dst any) error {
 	if err := checkJSONContentType(r); err != nil {
 		return err
 	}
 	if r.Body == nil || r.Body == http.NoBody {
-		return invalidRequest("request body is empty")
+		return InvalidRequest("request body is empty")
 	}
 	body, err := readBody(r)
 	if err != nil {
@@ -56,16 +56,16 @@ func readBody(r *http.Request) ([]byte, error) {
 		if errors.As(err, &tooLarge) {
 			return nil, problemFor(tooLarge)
 		}
-		return nil, invalidRequest("could not read request body")
+		return nil, InvalidRequest("could not read request body")
 	}
 	return body, nil
 }
 
-// decodeJSONBody decodes body, a request's JSON, into dst as decodeJSON
+// decodeJSONBody decodes body, a request's JSON, into dst as DecodeJSON
 // describes.
 func decodeJSONBody(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return invalidRequest("request body is empty")
+		return InvalidRequest("request body is empty")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -73,10 +73,10 @@ func decodeJSONBody(body []byte, dst any) error {
 		return decodeProblem(err, body)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return invalidRequest("request body must contain a single JSON value")
+		return InvalidRequest("request body must contain a single JSON value")
 	}
 	if path := inexactKey(body, reflect.TypeOf(dst)); path != "" {
-		return invalidRequest("request body has an unknown field",
+		return InvalidRequest("request body has an unknown field",
 			FieldError{Field: path, Code: "unknown_field", Message: "is not a known field (names are case-sensitive)"})
 	}
 	return checkJSONText(body)
@@ -116,9 +116,9 @@ func decodeProblem(err error, body []byte) error {
 	case errors.As(err, &invalidErr):
 		return fmt.Errorf("httpapi: decode JSON: %w", err)
 	case errors.As(err, &syntaxErr):
-		return invalidRequest(fmt.Sprintf("malformed JSON at offset %d: %s", syntaxErr.Offset, syntaxErr.Error()))
+		return InvalidRequest(fmt.Sprintf("malformed JSON at offset %d: %s", syntaxErr.Offset, syntaxErr.Error()))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return invalidRequest("malformed JSON: unexpected end of input")
+		return InvalidRequest("malformed JSON: unexpected end of input")
 	case errors.As(err, &typeErr):
 		path := jsonPathAt(body, typeErr.Offset)
 		if path == "" {
@@ -126,21 +126,21 @@ func decodeProblem(err error, body []byte) error {
 		}
 		msg := "must be " + describeJSONType(typeErr.Type)
 		if path == "" {
-			return invalidRequest("request body " + msg)
+			return InvalidRequest("request body " + msg)
 		}
-		return invalidRequest("a field has the wrong type", FieldError{Field: path, Code: "invalid_type", Message: msg})
+		return InvalidRequest("a field has the wrong type", FieldError{Field: path, Code: "invalid_type", Message: msg})
 	}
 	// encoding/json reports unknown fields only through this message.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		if unq, uerr := strconv.Unquote(name); uerr == nil {
 			name = unq
 		}
-		return invalidRequest("request body has an unknown field",
+		return InvalidRequest("request body has an unknown field",
 			FieldError{Field: name, Code: "unknown_field", Message: "is not a known field"})
 	}
 	// What is left comes from the UnmarshalJSON of a field's type (a time
 	// that is not RFC 3339, say); its message describes the client's value.
-	return invalidRequest("request body has an invalid value: " + err.Error())
+	return InvalidRequest("request body has an invalid value: " + err.Error())
 }
 
 // describeJSONType names, in JSON terms, what a Go type accepts.
@@ -373,9 +373,9 @@ func checkJSONText(body []byte) error {
 		msg = keyTextMessages[code]
 	}
 	if path == "" {
-		return invalidRequest("request body " + msg)
+		return InvalidRequest("request body " + msg)
 	}
-	return validationProblem([]FieldError{{Field: path, Code: code, Message: msg}})
+	return ValidationProblem([]FieldError{{Field: path, Code: code, Message: msg}})
 }
 
 // findBadString returns the offset of the opening quote of the first
@@ -441,7 +441,7 @@ func hex4(body []byte, i int) (rune, bool) {
 // bodyLimit caps an endpoint's request bodies at so many bytes: a
 // declared Content-Length over the cap is refused with 413 before anything
 // else runs (check), and reading past the cap a body that declares no
-// length fails with *http.MaxBytesError (capBody), which decodeJSON and
+// length fails with *http.MaxBytesError (capBody), which DecodeJSON and
 // problemFor answer with 413. Zero or less means no limit.
 type bodyLimit int64
 
@@ -478,9 +478,9 @@ func (l bodyLimit) applies(r *http.Request) bool {
 	return l > 0 && r.Body != nil && r.Body != http.NoBody
 }
 
-// decodeOptionalJSON is decodeJSON for an endpoint whose body may be left
+// decodeOptionalJSON is DecodeJSON for an endpoint whose body may be left
 // out: no body, or one of only white space, leaves dst as it is (as {}
-// would); any other body is decoded as decodeJSON does.
+// would); any other body is decoded as DecodeJSON does.
 func decodeOptionalJSON(r *http.Request, dst any) error {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil

@@ -179,10 +179,10 @@ func TestDecodeJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var dst decodeTestInput
-			err := decodeJSON(newJSONRequest(tt.contentType, tt.body), &dst)
+			err := DecodeJSON(newJSONRequest(tt.contentType, tt.body), &dst)
 			if tt.wantStatus == 0 {
 				if err != nil {
-					t.Fatalf("decodeJSON: %v", err)
+					t.Fatalf("DecodeJSON: %v", err)
 				}
 				if dst.Currency != "USD" || dst.Customer.Email != "ada@example.com" || len(dst.LineItems) != 1 || dst.LineItems[0].Quantity != 2 {
 					t.Errorf("decoded %+v", dst)
@@ -202,8 +202,8 @@ func TestDecodeJSON(t *testing.T) {
 
 func TestDecodeJSONNonStruct(t *testing.T) {
 	var m map[string]int
-	if err := decodeJSON(newJSONRequest("application/json", `{"a":1}`), &m); err != nil {
-		t.Fatalf("decodeJSON into a map: %v", err)
+	if err := DecodeJSON(newJSONRequest("application/json", `{"a":1}`), &m); err != nil {
+		t.Fatalf("DecodeJSON into a map: %v", err)
 	}
 	if m["a"] != 1 {
 		t.Errorf("m = %v, want a:1", m)
@@ -212,22 +212,22 @@ func TestDecodeJSONNonStruct(t *testing.T) {
 
 func TestDecodeJSONNotPointer(t *testing.T) {
 	var dst decodeTestInput
-	err := decodeJSON(newJSONRequest("application/json", validDecodeBody), dst)
+	err := DecodeJSON(newJSONRequest("application/json", validDecodeBody), dst)
 	var p *Problem
 	if err == nil || errors.As(err, &p) {
 		t.Fatalf("error = %v, want a plain (500) error for a programming mistake", err)
 	}
 }
 
-// TestDecodeJSONLeavesValuesToTheDomain checks that decodeJSON judges the
+// TestDecodeJSONLeavesValuesToTheDomain checks that DecodeJSON judges the
 // JSON only: values a service refuses (an unknown status, a short
 // currency, a long name, an empty list) decode as sent, for the service
 // to answer with its own field errors.
 func TestDecodeJSONLeavesValuesToTheDomain(t *testing.T) {
 	body := `{"status":"paid","currency":"US","customer":{"name":"` + strings.Repeat("n", 201) + `","email":"nope"},"line_items":[],"metadata":{"a":"1","b":"2","c":"3"}}`
 	var dst decodeTestInput
-	if err := decodeJSON(newJSONRequest("application/json", body), &dst); err != nil {
-		t.Fatalf("decodeJSON: %v", err)
+	if err := DecodeJSON(newJSONRequest("application/json", body), &dst); err != nil {
+		t.Fatalf("DecodeJSON: %v", err)
 	}
 	if dst.Status != "paid" || dst.Currency != "US" || len(dst.Customer.Name) != 201 || dst.LineItems == nil || len(dst.Metadata) != 3 {
 		t.Errorf("decoded %+v, want the body as sent", dst)
@@ -277,7 +277,7 @@ func TestBodyLimit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			called := false
 			limit := bodyLimit(tt.max)
-			h := handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			h := HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 				if err := limit.check(r); err != nil {
 					return err
 				}
@@ -333,26 +333,26 @@ func FuzzDecodeJSON(f *testing.F) {
 		r := newJSONRequest(contentType, body)
 		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, 256)
 		var dst decodeTestInput
-		err := decodeJSON(r, &dst)
+		err := DecodeJSON(r, &dst)
 		if err == nil {
 			// What decodes is the client's text: nothing a database
 			// refuses, and no U+FFFD the client did not send.
 			sentFFFD := strings.Contains(body, "\uFFFD") || strings.Contains(strings.ToLower(body), `\ufffd`)
 			for _, s := range dst.strings() {
 				if textProblem(s) != "" || (!sentFFFD && strings.ContainsRune(s, '\uFFFD')) {
-					t.Fatalf("decodeJSON(%q) accepted the string %q", body, s)
+					t.Fatalf("DecodeJSON(%q) accepted the string %q", body, s)
 				}
 			}
 			return
 		}
 		var p *Problem
 		if !errors.As(err, &p) {
-			t.Fatalf("decodeJSON(%q, %q) = %v (%T), want a *Problem", contentType, body, err, err)
+			t.Fatalf("DecodeJSON(%q, %q) = %v (%T), want a *Problem", contentType, body, err, err)
 		}
 		switch p.Status {
 		case 400, 413, 415, 422:
 		default:
-			t.Fatalf("decodeJSON(%q, %q) status = %d, want 400, 413, 415 or 422", contentType, body, p.Status)
+			t.Fatalf("DecodeJSON(%q, %q) status = %d, want 400, 413, 415 or 422", contentType, body, p.Status)
 		}
 	})
 }
@@ -361,5 +361,5 @@ func TestDecodeJSONTooLarge(t *testing.T) {
 	r := newJSONRequest("application/json", `{"currency":"`+strings.Repeat("x", 100)+`"}`)
 	r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, 32)
 	var dst decodeTestInput
-	mustProblem(t, decodeJSON(r, &dst), 413, CodePayloadTooLarge)
+	mustProblem(t, DecodeJSON(r, &dst), 413, CodePayloadTooLarge)
 }

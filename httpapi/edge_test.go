@@ -21,16 +21,18 @@ func edgeConfig(tb testing.TB, inv billing.Invoice) httpapi.Config {
 	user := tenancy.User{ID: "usr_1", Email: "owner@example.com", Name: "Owner"}
 	m := tenancy.Membership{TenantID: inv.TenantID, UserID: user.ID, Role: tenancy.RoleOwner}
 	return httpapi.Config{
-		Directory:     memDirectory{m: m},
-		Keys:          memKeys{key: tenancy.APIKey{ID: "key_1", UserID: user.ID, Scopes: tenancy.Scopes()}, user: user},
-		Entitlements:  memEntitlements{m: m},
-		Modules:       memModules{},
-		Notifications: memNotifications{},
-		Catalog:       catalog.Default(),
-		Billing:       memInvoices{inv: inv},
-		RateLimiter:   httpapi.NewMemoryRateLimiter(1e9, 1e9),
-		Metrics:       prometheus.NewRegistry(),
-		Logger:        zerolog.New(io.Discard).Level(zerolog.InfoLevel).With().Timestamp().Logger(),
+		Services: httpapi.Services{
+			Directory:     memDirectory{m: m},
+			Keys:          memKeys{key: tenancy.APIKey{ID: "key_1", UserID: user.ID, Scopes: tenancy.Scopes()}, user: user},
+			Entitlements:  memEntitlements{m: m},
+			Modules:       memModules{},
+			Notifications: memNotifications{},
+			Catalog:       catalog.Default(),
+			Billing:       memInvoices{inv: inv},
+		},
+		RateLimiter: httpapi.NewMemoryRateLimiter(1e9, 1e9),
+		Metrics:     prometheus.NewRegistry(),
+		Logger:      zerolog.New(io.Discard).Level(zerolog.InfoLevel).With().Timestamp().Logger(),
 	}
 }
 

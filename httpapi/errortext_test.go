@@ -78,7 +78,7 @@ func TestProblemDetailsAreClientSentences(t *testing.T) {
 			t.Fatalf("submit contract request: %d %s", r.status, r.body)
 		}
 		unknownTenant := id.New(id.Tenant)
-		webhookOff := withAPI(t, e, func(c *httpapi.Config) { c.Webhooks, c.WebhookVerifier = nil, nil })
+		webhookOff := withAPI(t, e, func(c *httpapi.Config) { c.Services.Webhooks, c.WebhookVerifier = nil, nil })
 		noID := `{"type":"payment.succeeded","data":{}}`
 
 		tests := []struct {

@@ -1,6 +1,18 @@
 package httpapi
 
+import "github.com/tenantkit/tenantkit/tenancy"
+
 // What the black-box tests (package httpapi_test) need from the inside.
+
+// ZeroTable is the route table of an API without services: every row
+// whose service is missing has no handler.
+func ZeroTable() []Endpoint { return (&API{}).table() }
+
+// EndpointScope is the credential scope ep needs (Endpoint.scope).
+func EndpointScope(ep Endpoint) tenancy.Scope { return ep.scope() }
+
+// IsSafeMethod reports whether method is exempt from CSRF checks.
+var IsSafeMethod = isSafeMethod
 
 // FakeClock is a settable clock for limiters.
 type FakeClock = fakeClock

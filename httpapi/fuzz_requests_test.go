@@ -15,7 +15,7 @@ import (
 )
 
 // The fuzz targets below decode every request body a handler decodes,
-// each into its own type, the way the handler does (decodeJSON). Their
+// each into its own type, the way the handler does (DecodeJSON). Their
 // seeds are in testdata/fuzz/<target>/; run one with
 //
 //	go test ./httpapi -run '^$' -fuzz '^FuzzDecodeCreateInvoice$' -fuzztime 30s
@@ -86,7 +86,7 @@ func FuzzDecodeToggle(f *testing.F) {
 	}, nil)
 }
 
-// fuzzRequestBody fuzzes decodeJSON into a T with the given seeds (more
+// fuzzRequestBody fuzzes DecodeJSON into a T with the given seeds (more
 // are in testdata/fuzz). Every body must either decode or be refused
 // with a client-error problem whose code matches its status; a body that
 // decodes must decode again, to the same value, once re-encoded; and
@@ -97,7 +97,7 @@ func fuzzRequestBody[T any](f *testing.F, seeds []string, accepted func(t *testi
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		var in T
-		if err := decodeJSON(fuzzRequest(body), &in); err != nil {
+		if err := DecodeJSON(fuzzRequest(body), &in); err != nil {
 			mustClientProblem(t, body, err)
 			return
 		}
@@ -106,7 +106,7 @@ func fuzzRequestBody[T any](f *testing.F, seeds []string, accepted func(t *testi
 			t.Fatalf("re-encode %+v: %v", in, err)
 		}
 		var round T
-		if err := decodeJSON(fuzzRequest(string(again)), &round); err != nil {
+		if err := DecodeJSON(fuzzRequest(string(again)), &round); err != nil {
 			t.Fatalf("%q decoded, but its re-encoding %s is refused: %v", body, again, err)
 		}
 		if twice, _ := json.Marshal(&round); !bytes.Equal(twice, again) {

@@ -78,10 +78,10 @@ func (e *errServerFault) Error() string { return fmt.Sprintf("server fault: stat
 // transaction as its effects; a retry with the same body gets that response
 // again with Idempotent-Replayed: true; another body is 422; a retry while
 // the first is still running is 409 conflict, at once.
-func (a *API) idempotent(w http.ResponseWriter, r *http.Request, handle handlerFunc) error {
+func (a *API) idempotent(w http.ResponseWriter, r *http.Request, handle HandlerFunc) error {
 	key, err := parseIdempotencyKey(r.Header.Values(IdempotencyKeyHeader))
 	if err != nil {
-		return invalidRequest("Idempotency-Key must be a quoted string of 1-255 printable ASCII characters, "+
+		return InvalidRequest("Idempotency-Key must be a quoted string of 1-255 printable ASCII characters, "+
 			`e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" (or, unquoted, 1-255 letters, digits and ._:-)`,
 			FieldError{Field: IdempotencyKeyHeader, Code: "invalid", Message: err.Error()})
 	}
@@ -99,10 +99,10 @@ func (a *API) idempotent(w http.ResponseWriter, r *http.Request, handle handlerF
 	m, _ := MembershipFrom(r.Context())
 	scope := IdempotencyScope{TenantID: m.TenantID, Credential: p.Credential.Key, Key: key}
 
-	resp, replayed, err := a.cfg.Idempotency.Do(r.Context(), scope, hash, IdempotencyTTL,
+	resp, replayed, err := a.cfg.Services.Idempotency.Do(r.Context(), scope, hash, IdempotencyTTL,
 		func(ctx context.Context) (StoredResponse, error) {
 			rec := &responseCapture{header: http.Header{}}
-			handlerFunc(handle).ServeHTTP(rec, r.WithContext(ctx))
+			HandlerFunc(handle).ServeHTTP(rec, r.WithContext(ctx))
 			out := StoredResponse{Status: rec.statusCode(), ContentType: rec.header.Get("Content-Type"),
 				Location: rec.header.Get("Location"), Body: rec.body.Bytes()}
 			if out.Status >= 500 {

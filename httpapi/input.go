@@ -17,7 +17,7 @@ import (
 // and Bun would silently turn invalid UTF-8 into U+FFFD), within bounds.
 // This file checks the parts of a request that are not a JSON body — the
 // path, the query string and the X-Tenant-ID header — before any query;
-// decodeJSON checks bodies the same way.
+// DecodeJSON checks bodies the same way.
 
 // tenantHeader names the tenant a request acts for, as problems name it.
 const tenantHeader = "X-Tenant-ID"
@@ -62,7 +62,7 @@ func textProblem(s string) string {
 // and panics on a NUL at the start of a segment below a node that has
 // only a parameter child (GET /api/v1/collections/invoices/%00).
 func routablePath(next http.Handler) http.Handler {
-	return handlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+	return HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		if !isRoutable(r.URL.Path) {
 			return NewProblem(http.StatusNotFound, CodeNotFound, "no endpoint at this path")
 		}
@@ -81,10 +81,11 @@ func isRoutable(path string) bool {
 	return utf8.ValidString(path)
 }
 
-// pathID returns the {id} path value when it is a well-formed id with the
-// given prefix (id.Valid). Anything else is not the id of any resource:
-// a 404 saying that what is not found, before any query.
-func pathID(r *http.Request, prefix, what string) (string, error) {
+// PathID returns the {id} path value when it is a well-formed id with the
+// given prefix (id.Valid), e.g. PathID(r, id.Tenant, "tenant"). Anything
+// else is not the id of any resource: a 404 saying that what is not
+// found, before any query.
+func PathID(r *http.Request, prefix, what string) (string, error) {
 	v := r.PathValue("id")
 	if !id.Valid(prefix, v) {
 		return "", NewProblem(http.StatusNotFound, CodeNotFound, what+" not found")
@@ -106,7 +107,7 @@ func checkQuery(r *http.Request, allowed []string) error {
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return invalidRequest("the query string is malformed: use name=value pairs joined by &, percent-encoded")
+		return InvalidRequest("the query string is malformed: use name=value pairs joined by &, percent-encoded")
 	}
 	names := make([]string, 0, len(q))
 	for name := range q {
@@ -137,7 +138,7 @@ func checkQuery(r *http.Request, allowed []string) error {
 	if !slices.ContainsFunc(errs, func(e FieldError) bool { return e.Code != "unknown_parameter" }) {
 		detail = "request has an unknown query parameter"
 	}
-	return invalidRequest(detail, errs...)
+	return InvalidRequest(detail, errs...)
 }
 
 // checkTenantHeader refuses an X-Tenant-ID that is not a tenant id with
@@ -150,7 +151,7 @@ func checkTenantHeader(r *http.Request) error {
 		return nil
 	}
 	if len(v) != 1 || !id.Valid(id.Tenant, v[0]) {
-		return invalidRequest("X-Tenant-ID is not a tenant id",
+		return InvalidRequest("X-Tenant-ID is not a tenant id",
 			FieldError{Field: tenantHeader, Code: "invalid", Message: "must be one tenant id: ten_ and 26 lower-case letters and digits"})
 	}
 	return nil

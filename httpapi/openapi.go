@@ -21,10 +21,17 @@ var openAPIDocument string
 // host's own documentation. The caller owns the returned slice.
 func OpenAPIDocument() []byte { return []byte(openAPIDocument) }
 
+// docsEndpoints are the documentation group's rows of the route table.
+func docsEndpoints() []Endpoint {
+	return []Endpoint{
+		{Method: "GET", Path: "/api/openapi.json", Group: GroupDocs, Public: true, Handle: openAPIHandler()},
+	}
+}
+
 // openAPIHandler answers GET /api/openapi.json with the embedded document,
 // a strong ETag computed once and a short public cache lifetime; a
 // matching If-None-Match gets 304, like the catalog.
-func openAPIHandler() handlerFunc {
+func openAPIHandler() HandlerFunc {
 	sum := sha256.Sum256([]byte(openAPIDocument))
 	etag := `"` + hex.EncodeToString(sum[:]) + `"`
 	return func(w http.ResponseWriter, r *http.Request) error {

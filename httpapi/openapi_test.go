@@ -1,4 +1,4 @@
-package httpapi
+package httpapi_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/httpapi/operatorapi"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -20,7 +22,7 @@ import (
 func mustLoadOpenAPI(tb testing.TB) *openapi3.T {
 	tb.Helper()
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(OpenAPIDocument())
+	doc, err := loader.LoadFromData(httpapi.OpenAPIDocument())
 	if err != nil {
 		tb.Fatalf("load openapi.json: %v", err)
 	}
@@ -30,14 +32,19 @@ func mustLoadOpenAPI(tb testing.TB) *openapi3.T {
 	return doc
 }
 
-// newDocsAPI is an API without a database, enough to route and to serve
-// the public endpoints that touch none.
-func newDocsAPI(tb testing.TB) *API {
+// newDocsAPI is an API without a database, the operator API included,
+// enough to route and to serve the public endpoints that touch none.
+func newDocsAPI(tb testing.TB) *httpapi.API {
 	tb.Helper()
 	cat := catalog.Default()
 	dir, notes := tenancy.NewDirectory(nil, cat), tenancy.NewNotifications(nil)
 	ent := tenancy.NewEntitlements(nil, dir, notes)
-	a, err := New(context.Background(), Config{Directory: dir, Keys: tenancy.NewKeys(nil, dir), Entitlements: ent, Modules: tenancy.NewModules(nil, ent, notes, noTx{}), Notifications: notes, Catalog: cat, Logger: zerolog.Nop()})
+	a, err := httpapi.New(context.Background(), httpapi.Config{
+		Services: httpapi.Services{Directory: dir, Keys: tenancy.NewKeys(nil, dir), Entitlements: ent,
+			Modules: tenancy.NewModules(nil, ent, notes, noTx{}), Notifications: notes, Catalog: cat},
+		Endpoints: operatorapi.Endpoints(operatorapi.Services{}),
+		Logger:    zerolog.Nop(),
+	})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -97,20 +104,20 @@ func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response)
 }
 
 // groupTags is the document's tag for each group of the route table.
-var groupTags = map[Group]string{
-	GroupAuth:        "Authentication",
-	GroupCollections: "Collections",
-	GroupTenant:      "Tenant Management",
-	GroupSupport:     "Support",
-	GroupContracts:   "Contracts & Billing",
-	GroupCatalog:     "Catalog",
-	GroupHealth:      "Health",
-	GroupWebhooks:    "Webhooks (Incoming)",
-	GroupDocs:        "Documentation",
-	GroupOperator:    "Operator",
-	GroupEvents:      "Events",
+var groupTags = map[httpapi.Group]string{
+	httpapi.GroupAuth:        "Authentication",
+	httpapi.GroupCollections: "Collections",
+	httpapi.GroupTenant:      "Tenant Management",
+	httpapi.GroupSupport:     "Support",
+	httpapi.GroupContracts:   "Contracts & Billing",
+	httpapi.GroupCatalog:     "Catalog",
+	httpapi.GroupHealth:      "Health",
+	httpapi.GroupWebhooks:    "Webhooks (Incoming)",
+	httpapi.GroupDocs:        "Documentation",
+	httpapi.GroupOperator:    "Operator",
+	httpapi.GroupEvents:      "Events",
 
-	GroupWebhookEndpoints: "Webhook Endpoints",
+	httpapi.GroupWebhookEndpoints: "Webhook Endpoints",
 }
 
 func TestOpenAPICoversRouteTable(t *testing.T) {
@@ -143,25 +150,25 @@ func TestOpenAPICoversRouteTable(t *testing.T) {
 // checks answer with.
 func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 	doc := mustLoadOpenAPI(t)
-	// A zero API has no services: the rows that need one have no handler
-	// (501), which tells them apart.
-	for _, ep := range (&API{}).table() {
-		t.Run(ep.method+" "+ep.path, func(t *testing.T) {
-			op := doc.Paths.Value(ep.path).GetOperation(ep.method)
+	// A zero API has no services, nor has an operator API on none: the
+	// rows that need one have no handler (501), which tells them apart.
+	for _, ep := range append(httpapi.ZeroTable(), operatorapi.Endpoints(operatorapi.Services{})...) {
+		t.Run(ep.Method+" "+ep.Path, func(t *testing.T) {
+			op := doc.Paths.Value(ep.Path).GetOperation(ep.Method)
 			if op == nil {
 				t.Fatal("no operation")
 			}
 			wantSecurity := [][]string{{"apiKey"}, {"jwt"}, {"session"}}
-			if !isSafeMethod(ep.method) && !ep.csrfExempt {
+			if !httpapi.IsSafeMethod(ep.Method) && !ep.CSRFExempt {
 				wantSecurity[2] = []string{"csrfToken", "session"}
 			}
-			if ep.operator != "" {
+			if ep.Operator != "" {
 				// The operator API takes operator keys and nothing else.
 				wantSecurity = [][]string{{"operatorKey"}}
 			}
 			gotSecurity := securityNames(*op.Security)
 			anonymous := len(gotSecurity) == 0 || slices.ContainsFunc(gotSecurity, func(names []string) bool { return len(names) == 0 })
-			if ep.public {
+			if ep.Public {
 				// A public endpoint may take a session optionally (next to
 				// {}) or be signed (the webhook), never need a credential.
 				for _, names := range gotSecurity {
@@ -175,33 +182,33 @@ func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 				t.Errorf("security = %v, want %v", gotSecurity, wantSecurity)
 			}
 			wantExt := map[string]any{"x-required-scopes": nil, "x-required-permission": nil, "x-required-module": nil}
-			if ep.scope() != "" {
-				wantExt["x-required-scopes"] = []any{string(ep.scope())}
+			if httpapi.EndpointScope(ep) != "" {
+				wantExt["x-required-scopes"] = []any{string(httpapi.EndpointScope(ep))}
 			}
-			if ep.permission != "" {
-				wantExt["x-required-permission"] = string(ep.permission)
+			if ep.Permission != "" {
+				wantExt["x-required-permission"] = string(ep.Permission)
 			}
-			if ep.module != "" {
-				wantExt["x-required-module"] = ep.module
+			if ep.Module != "" {
+				wantExt["x-required-module"] = ep.Module
 			}
 			for name, want := range wantExt {
 				if got := op.Extensions[name]; !equalJSON(got, want) {
 					t.Errorf("%s = %v, want %v", name, got, want)
 				}
 			}
-			if got := op.Parameters.GetByInAndName(openapi3.ParameterInHeader, IdempotencyKeyHeader) != nil; got != ep.idempotent {
-				t.Errorf("Idempotency-Key documented = %v, want %v", got, ep.idempotent)
+			if got := op.Parameters.GetByInAndName(openapi3.ParameterInHeader, httpapi.IdempotencyKeyHeader) != nil; got != ep.Idempotent {
+				t.Errorf("Idempotency-Key documented = %v, want %v", got, ep.Idempotent)
 			}
 			// GET /api/auth/me reads X-Tenant-ID too, to report the active tenant.
-			if ep.tenant && op.Parameters.GetByInAndName(openapi3.ParameterInHeader, "X-Tenant-ID") == nil {
+			if ep.Tenant && op.Parameters.GetByInAndName(openapi3.ParameterInHeader, "X-Tenant-ID") == nil {
 				t.Error("X-Tenant-ID not documented on a tenant endpoint")
 			}
 			wantStatus := map[int]bool{
 				http.StatusUnauthorized:   !anonymous,
-				http.StatusConflict:       ep.tenant || ep.idempotent,
-				http.StatusNotImplemented: ep.handle == nil,
-				http.StatusForbidden: ep.tenant || ep.scope() != "" || ep.permission != "" || ep.module != "" ||
-					(!ep.public && !isSafeMethod(ep.method)),
+				http.StatusConflict:       ep.Tenant || ep.Idempotent,
+				http.StatusNotImplemented: ep.Handle == nil,
+				http.StatusForbidden: ep.Tenant || httpapi.EndpointScope(ep) != "" || ep.Permission != "" || ep.Module != "" ||
+					(!ep.Public && !httpapi.IsSafeMethod(ep.Method)),
 			}
 			if op.RequestBody != nil {
 				wantStatus[http.StatusRequestEntityTooLarge] = true
@@ -214,12 +221,12 @@ func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 					documented = append(documented, p.Value.Name)
 				}
 			}
-			if !slices.Equal(documented, ep.query) {
-				t.Errorf("query parameters documented %v, taken %v", documented, ep.query)
+			if !slices.Equal(documented, ep.Query) {
+				t.Errorf("query parameters documented %v, taken %v", documented, ep.Query)
 			}
 			for status, want := range wantStatus {
 				got := op.Responses.Status(status) != nil
-				if status == http.StatusConflict && ep.operator != "" && got {
+				if status == http.StatusConflict && ep.Operator != "" && got {
 					// Operator changes may conflict with state (a tenant's
 					// last owner) without an idempotency key or a tenant.
 					continue
@@ -272,7 +279,7 @@ func TestOpenAPIServed(t *testing.T) {
 	}
 	first := get(nil)
 	etag := first.Header().Get("ETag")
-	if first.Code != http.StatusOK || first.Body.String() != string(OpenAPIDocument()) {
+	if first.Code != http.StatusOK || first.Body.String() != string(httpapi.OpenAPIDocument()) {
 		t.Fatalf("GET /api/openapi.json = %d, %d bytes; want 200 and the embedded document", first.Code, first.Body.Len())
 	}
 	if etag == "" || first.Header().Get("Cache-Control") != "public, max-age=300" {
@@ -295,8 +302,3 @@ func TestOpenAPIServed(t *testing.T) {
 		})
 	}
 }
-
-// noTx stands in for a Transactor where no store is ever reached.
-type noTx struct{}
-
-func (noTx) InTx(ctx context.Context, fn func(ctx context.Context) error) error { return fn(ctx) }

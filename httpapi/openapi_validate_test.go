@@ -388,7 +388,8 @@ func TestOpenAPIDocumentEndpoint(t *testing.T) {
 	cat := catalog.Default()
 	dir, notes := tenancy.NewDirectory(nil, cat), tenancy.NewNotifications(nil)
 	ent := tenancy.NewEntitlements(nil, dir, notes)
-	api, err := httpapi.New(context.Background(), httpapi.Config{Directory: dir, Keys: tenancy.NewKeys(nil, dir), Entitlements: ent, Modules: tenancy.NewModules(nil, ent, notes, noTx{}), Notifications: notes, Catalog: cat, Logger: zerolog.Nop()})
+	api, err := httpapi.New(context.Background(), httpapi.Config{Services: httpapi.Services{Directory: dir, Keys: tenancy.NewKeys(nil, dir), Entitlements: ent,
+		Modules: tenancy.NewModules(nil, ent, notes, noTx{}), Notifications: notes, Catalog: cat}, Logger: zerolog.Nop()})
 	check(t, err)
 	e := &env{t: t, srv: httptest.NewServer(api.Handler())}
 	defer e.srv.Close()

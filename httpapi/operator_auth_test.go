@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/httpapi/operatorapi"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -186,14 +187,14 @@ func TestOperatorRateLimit(t *testing.T) {
 // actorRecorder records the actor in the context of the calls it passes
 // on.
 type actorRecorder struct {
-	httpapi.OperatorDirectory
+	operatorapi.Directory
 	got chan tenancy.Actor
 }
 
 func (a actorRecorder) CreateTenant(ctx context.Context, in tenancy.CreateTenantInput) (tenancy.Tenant, error) {
 	act, _ := tenancy.ActorFrom(ctx)
 	a.got <- act
-	return a.OperatorDirectory.CreateTenant(ctx, in)
+	return a.Directory.CreateTenant(ctx, in)
 }
 
 // tenantActorRecorder does the same for the tenant API's directory.
@@ -215,8 +216,9 @@ func TestActorInContext(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		got := make(chan tenancy.Actor, 1)
 		e := newEnv(t, db, func(cfg *httpapi.Config) {
-			cfg.Operator.Directory = actorRecorder{OperatorDirectory: cfg.Operator.Directory, got: got}
-			cfg.Directory = tenantActorRecorder{Directory: cfg.Directory, got: got}
+			dir := cfg.Services.Directory.(*tenancy.Directory)
+			cfg.Endpoints = operatorapi.Endpoints(operatorapi.Services{Directory: actorRecorder{Directory: dir, got: got}})
+			cfg.Services.Directory = tenantActorRecorder{Directory: dir, got: got}
 		})
 		k, secret := newOperatorKey(t, e, opkey.ScopeWrite)
 		r := e.do(t, request{method: "POST", path: "/api/operator/tenants", bearer: secret,

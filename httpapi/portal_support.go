@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// What a browser front end on the same services (package httpapi/portal)
+// What a browser front end on the same services (package portal)
 // shares with the API: the CSRF tokens of GET /api/csrf, the session
 // cookie's verification and the one error table.
 

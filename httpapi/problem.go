@@ -60,7 +60,7 @@ type FieldError = field.Error
 
 // Problem is an RFC 9457 problem document and the error type of the HTTP
 // edge: handlers return a *Problem (or a domain error that errorTable maps to
-// one) and handlerFunc writes it. Status and Code carry the meaning; Detail
+// one) and HandlerFunc writes it. Status and Code carry the meaning; Detail
 // is one sentence for people, written for the client: never internals, never
 // a chain of wrapped Go errors.
 type Problem struct {
@@ -106,18 +106,21 @@ func (p *Problem) Error() string {
 	return fmt.Sprintf("httpapi: %d %s: %s", p.Status, p.Code, p.Detail)
 }
 
-// validationProblem is the 422 answer for input that parsed but broke rules.
-// Its detail repeats the field messages as sentences: the one, or the
-// first few of several.
-func validationProblem(errs []FieldError) *Problem {
+// ValidationProblem is the 422 validation_failed answer for input that
+// parsed but broke a rule the handler checks itself (a service's
+// *field.InvalidError is answered the same way without it). Its detail
+// repeats the field messages as sentences: the one, or the first few of
+// several.
+func ValidationProblem(errs []FieldError) *Problem {
 	p := NewProblem(http.StatusUnprocessableEntity, CodeValidationFailed, validationDetail(fieldSentences(errs)))
 	p.Errors = errs
 	return p
 }
 
-// invalidRequest is the 400 answer for input that could not be understood,
+// InvalidRequest is the 400 invalid_request answer for input that could
+// not be understood (a value of the wrong type, a bad query parameter),
 // optionally pointing at the offending fields.
-func invalidRequest(detail string, errs ...FieldError) *Problem {
+func InvalidRequest(detail string, errs ...FieldError) *Problem {
 	p := NewProblem(http.StatusBadRequest, CodeInvalidRequest, detail)
 	p.Errors = errs
 	return p
@@ -298,7 +301,7 @@ func mapError(err error, table []errorMapping) *Problem {
 	}
 	var invalid *field.InvalidError
 	if errors.As(err, &invalid) {
-		return validationProblem(invalid.Errors())
+		return ValidationProblem(invalid.Errors())
 	}
 	for _, m := range table {
 		if errors.Is(err, m.err) {
@@ -371,13 +374,14 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeProblem(w, r, p)
 }
 
-// writeJSON sends v as the JSON response body with the given status.
+// WriteJSON sends v as the JSON response body with the given status: how
+// every handler answers success, HTML escaping off.
 //
 // The body is encoded before anything is written so that an encoding failure
 // cannot leave a half-sent 200 behind; such a failure is a programming error
 // (an unsupported type in a response struct) and panics, which recoverer
 // turns into a logged 500.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, status, "application/json; charset=utf-8", v)
 }
 
@@ -398,15 +402,16 @@ func writeBody(w http.ResponseWriter, status int, contentType string, v any) {
 	_, _ = w.Write(buf.Bytes()) // the client went away; nothing left to tell it
 }
 
-// handlerFunc is an http.Handler written as a function that returns its
+// HandlerFunc is an http.Handler written as a function that returns its
 // error instead of writing it, so that every handler answers failures the
 // same way (errorTable) and cannot forget to return after writing one.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+// Every endpoint's handler (Endpoint.Handle) is one.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // ServeHTTP runs h and writes its error, if any, as a problem. When h had
 // already started the response the error can no longer be sent, so it is
 // only logged.
-func (h handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	err := h(w, r)
 	if err == nil {
 		return

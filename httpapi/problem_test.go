@@ -217,7 +217,7 @@ func TestWriteProblem(t *testing.T) {
 	t.Run("JSONKeys", func(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/", nil)
 		rec := httptest.NewRecorder()
-		writeProblem(rec, r, validationProblem([]FieldError{{Field: "name", Code: "required", Message: "is required"}}))
+		writeProblem(rec, r, ValidationProblem([]FieldError{{Field: "name", Code: "required", Message: "is required"}}))
 		var m map[string]any
 		if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
 			t.Fatal(err)
@@ -274,7 +274,7 @@ func TestWriteError(t *testing.T) {
 
 func TestWriteJSON(t *testing.T) {
 	rec := httptest.NewRecorder()
-	writeJSON(rec, http.StatusCreated, map[string]string{"memo": "<b>&</b>"})
+	WriteJSON(rec, http.StatusCreated, map[string]string{"memo": "<b>&</b>"})
 	if rec.Code != http.StatusCreated {
 		t.Errorf("status = %d, want %d", rec.Code, http.StatusCreated)
 	}
@@ -289,27 +289,27 @@ func TestWriteJSON(t *testing.T) {
 		rec := httptest.NewRecorder()
 		defer func() {
 			if recover() == nil {
-				t.Error("writeJSON of a channel did not panic")
+				t.Error("WriteJSON of a channel did not panic")
 			}
 			if rec.Code != http.StatusOK || rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != "" {
 				t.Errorf("a response was started: %d %q", rec.Code, rec.Body)
 			}
 		}()
-		writeJSON(rec, http.StatusOK, map[string]any{"c": make(chan int)})
+		WriteJSON(rec, http.StatusOK, map[string]any{"c": make(chan int)})
 	})
 }
 
 func TestHandlerFunc(t *testing.T) {
 	tests := []struct {
 		name       string
-		h          handlerFunc
+		h          HandlerFunc
 		wantStatus int
 		wantBody   string
 	}{
 		{
 			name: "OK",
 			h: func(w http.ResponseWriter, r *http.Request) error {
-				writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+				WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 				return nil
 			},
 			wantStatus: 200, wantBody: `{"ok":true}` + "\n",

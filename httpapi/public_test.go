@@ -55,7 +55,7 @@ func TestReadiness(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		down := true
 		e := newEnv(t, db, func(c *httpapi.Config) {
-			c.Ready = func(ctx context.Context) error {
+			c.Services.Ready = func(ctx context.Context) error {
 				if down {
 					return errors.New("database unreachable")
 				}
@@ -82,7 +82,7 @@ func TestRoutingProblems(t *testing.T) {
 			t.Fatal("405 without Allow")
 		}
 		// An endpoint whose service is not configured is routed and answers 501 after the checks.
-		off := withAPI(t, e, func(c *httpapi.Config) { c.Webhooks, c.WebhookVerifier = nil, nil })
+		off := withAPI(t, e, func(c *httpapi.Config) { c.Services.Webhooks, c.WebhookVerifier = nil, nil })
 		wantProblem(t, off.do(t, request{method: "POST", path: "/api/webhooks/payment-provider", body: `{}`}), 501, "not_implemented")
 	})
 }

@@ -163,7 +163,7 @@ func TestWebhookTransientFailure(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		store := &flakyStore{Store: webhookstore.New(e.db)}
 		store.failures.Store(1)
-		flaky := withAPI(t, e, func(c *httpapi.Config) { c.Webhooks = newWebhooks(e, store) })
+		flaky := withAPI(t, e, func(c *httpapi.Config) { c.Services.Webhooks = newWebhooks(e, store) })
 		inv := e.mustCreateInvoice(t, 800)
 		body := paymentEvent(newEventID(), webhook.TypePaymentSucceeded, inv, 800, "USD")
 

@@ -309,11 +309,11 @@ func TestWebhookConfiguration(t *testing.T) {
 			name   string
 			mutate func(c *httpapi.Config)
 		}{
-			{"NotConfigured", func(c *httpapi.Config) { c.Webhooks, c.WebhookVerifier = nil, nil }},
+			{"NotConfigured", func(c *httpapi.Config) { c.Services.Webhooks, c.WebhookVerifier = nil, nil }},
 			// Without a verifier nothing could be checked: the endpoint
 			// stays 501 rather than accept unsigned events.
 			{"ServiceWithoutVerifierStaysOff", func(c *httpapi.Config) { c.WebhookVerifier = nil }},
-			{"VerifierWithoutService", func(c *httpapi.Config) { c.Webhooks = nil }},
+			{"VerifierWithoutService", func(c *httpapi.Config) { c.Services.Webhooks = nil }},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				off := withAPI(t, e, tt.mutate)

@@ -52,7 +52,7 @@ func hostApp(ctx context.Context, db *bun.DB, sess sessions) (http.Handler, *ten
 		if err != nil || sess[c.Value] == "" {
 			return nil, httpapi.ErrNoCredential
 		}
-		user, err := cfg.Directory.UserByEmail(r.Context(), sess[c.Value])
+		user, err := cfg.Services.Directory.UserByEmail(r.Context(), sess[c.Value])
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package httpapi
+package operatorapi
 
 import (
 	"net/http"
@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // TestPaymentEventPayload: the provider's body is answered compacted
-// (writeBody writes a RawMessage as it is), or as a string when it is not
-// JSON.
+// (httpapi.WriteJSON writes a RawMessage as it is), or as a string when it
+// is not JSON.
 func TestPaymentEventPayload(t *testing.T) {
 	tests := []struct {
 		name, sent, want string
@@ -23,7 +24,7 @@ func TestPaymentEventPayload(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			writeBody(rec, http.StatusOK, "application/json", newPaymentEvent(webhook.Record{Payload: []byte(tt.sent)}))
+			httpapi.WriteJSON(rec, http.StatusOK, newPaymentEvent(webhook.Record{Payload: []byte(tt.sent)}))
 			// payload is the answer's last member.
 			_, payload, ok := strings.Cut(rec.Body.String(), `"payload":`)
 			if got := strings.TrimSuffix(payload, "}\n"); !ok || got != tt.want {

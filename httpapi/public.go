@@ -7,11 +7,25 @@ import (
 	"time"
 )
 
+// The public groups: the catalog and the health checks, which need no
+// credential (rate limited per client IP).
+
+// publicEndpoints are the catalog and health groups' rows of the route
+// table.
+func (a *API) publicEndpoints() []Endpoint {
+	return []Endpoint{
+		{Method: "GET", Path: "/api/catalog/public", Group: GroupCatalog, Public: true, Handle: a.publicCatalog},
+		{Method: "GET", Path: "/api/health", Group: GroupHealth, Public: true, Handle: a.health},
+		{Method: "GET", Path: "/api/health/ready", Group: GroupHealth, Public: true, Handle: a.ready},
+		{Method: "GET", Path: "/api/health/live", Group: GroupHealth, Public: true, Handle: a.live},
+	}
+}
+
 // publicCatalog answers GET /api/catalog/public with the catalog's
 // canonical JSON, a strong ETag and a short public cache lifetime; a
 // matching If-None-Match gets 304.
 func (a *API) publicCatalog(w http.ResponseWriter, r *http.Request) error {
-	etag := `"` + a.cfg.Catalog.Digest() + `"`
+	etag := `"` + a.cfg.Services.Catalog.Digest() + `"`
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "public, max-age=300")
@@ -20,7 +34,7 @@ func (a *API) publicCatalog(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	_, _ = w.Write(a.cfg.Catalog.JSON())
+	_, _ = w.Write(a.cfg.Services.Catalog.JSON())
 	return nil
 }
 
@@ -44,7 +58,7 @@ type healthResponse struct {
 // health answers GET /api/health: the process serves HTTP.
 func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, healthResponse{Status: "ok", Version: a.cfg.Version})
+	WriteJSON(w, http.StatusOK, healthResponse{Status: "ok", Version: a.cfg.Version})
 	return nil
 }
 
@@ -53,7 +67,7 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 // process because its database is down.
 func (a *API) live(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, healthResponse{Status: "ok"})
+	WriteJSON(w, http.StatusOK, healthResponse{Status: "ok"})
 	return nil
 }
 
@@ -62,13 +76,13 @@ func (a *API) live(w http.ResponseWriter, r *http.Request) error {
 // recovers by itself as soon as the database does.
 func (a *API) ready(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
-	if a.cfg.Ready != nil {
+	if a.cfg.Services.Ready != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		if err := a.cfg.Ready(ctx); err != nil {
+		if err := a.cfg.Services.Ready(ctx); err != nil {
 			return NewProblem(http.StatusServiceUnavailable, CodeNotReady, err.Error())
 		}
 	}
-	writeJSON(w, http.StatusOK, healthResponse{Status: "ok"})
+	WriteJSON(w, http.StatusOK, healthResponse{Status: "ok"})
 	return nil
 }

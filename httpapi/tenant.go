@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +10,34 @@ import (
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
+
+// The tenant group's selection endpoints: which tenant a caller acts for,
+// and what they may do there. The Directory they call also serves
+// authentication (the JWT authenticators, GET /api/auth/me) and the
+// tenant every tenant endpoint resolves (API.resolveTenant).
+
+var _ Directory = (*tenancy.Directory)(nil)
+
+// Directory finds users and tenants, lists a user's memberships, and
+// decides which tenant a request acts for. *tenancy.Directory implements
+// it.
+type Directory interface {
+	User(ctx context.Context, userID string) (tenancy.User, error)
+	UserByEmail(ctx context.Context, email string) (tenancy.User, error)
+	Tenant(ctx context.Context, tenantID string) (tenancy.Tenant, error)
+	Memberships(ctx context.Context, userID string) ([]tenancy.TenantMembership, error)
+	SelectTenant(ctx context.Context, cred tenancy.Credential, tenantID string) (tenancy.Membership, error)
+	ResolveTenant(ctx context.Context, cred tenancy.Credential, requested string) (tenancy.Membership, error)
+}
+
+// tenantEndpoints are the tenant group's rows of the route table for
+// selecting a tenant and reading its access matrix.
+func (a *API) tenantEndpoints() []Endpoint {
+	return []Endpoint{
+		{Method: "POST", Path: "/api/tenant/select", Group: GroupTenant, Handle: a.selectTenant},
+		{Method: "GET", Path: "/api/tenant/access-matrix", Group: GroupTenant, Tenant: true, Handle: a.accessMatrix},
+	}
+}
 
 // selectTenantRequest is the body of POST /api/tenant/select.
 type selectTenantRequest struct {
@@ -39,25 +68,25 @@ type selectTenantResponse struct {
 // acts on it. A tenant the caller is not a member of is 404.
 func (a *API) selectTenant(w http.ResponseWriter, r *http.Request) error {
 	var req selectTenantRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if err := req.check(); err != nil {
 		return err
 	}
 	p, _ := PrincipalFrom(r.Context())
-	m, err := a.cfg.Directory.SelectTenant(r.Context(), p.Credential, req.TenantID)
+	m, err := a.cfg.Services.Directory.SelectTenant(r.Context(), p.Credential, req.TenantID)
 	if errors.Is(err, tenancy.ErrNotFound) {
 		return NewProblem(http.StatusNotFound, CodeNotFound, fmt.Sprintf("tenant %q not found among your tenants", req.TenantID))
 	}
 	if err != nil {
 		return err
 	}
-	t, err := a.cfg.Directory.Tenant(r.Context(), m.TenantID)
+	t, err := a.cfg.Services.Directory.Tenant(r.Context(), m.TenantID)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, selectTenantResponse{
+	WriteJSON(w, http.StatusOK, selectTenantResponse{
 		ActiveTenantID: t.ID,
 		Tenant:         tenantRef{ID: t.ID, Slug: t.Slug, Name: t.Name, Role: m.Role},
 	})
@@ -70,6 +99,6 @@ func (a *API) selectTenant(w http.ResponseWriter, r *http.Request) error {
 func (a *API) accessMatrix(w http.ResponseWriter, r *http.Request) error {
 	m, _ := MembershipFrom(r.Context())
 	p, _ := PrincipalFrom(r.Context())
-	writeJSON(w, http.StatusOK, tenancy.MatrixFor(m.TenantID, m.Role, p.Scopes))
+	WriteJSON(w, http.StatusOK, tenancy.MatrixFor(m.TenantID, m.Role, p.Scopes))
 	return nil
 }

@@ -1,12 +1,37 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/webhook"
 )
+
+// The incoming webhooks group: the payment provider's events, verified,
+// recorded and applied exactly once.
+
+var _ PaymentEvents = (*webhook.Service)(nil)
+
+// PaymentEvents records and applies the payment provider's events, each
+// exactly once; *webhook.Service implements it.
+type PaymentEvents interface {
+	// Handle records and applies one delivery whose signature has been
+	// verified. An error wrapping webhook.ErrMalformed when body is no
+	// event; any other error is a fault after which nothing of the
+	// delivery remains.
+	Handle(ctx context.Context, body []byte) (webhook.Result, error)
+}
+
+// paymentWebhookEndpoints are the incoming webhooks group's rows of the
+// route table.
+func (a *API) paymentWebhookEndpoints() []Endpoint {
+	return []Endpoint{
+		{Method: "POST", Path: "/api/webhooks/payment-provider", Group: GroupWebhooks, Public: true,
+			CSRFExempt: true, MaxBody: webhook.MaxPayloadBytes, Handle: With(a.cfg.Services.Webhooks, a.paymentWebhook)},
+	}
+}
 
 // webhookAck is the answer to every delivery the webhook accepts, first
 // or repeated: the provider needs only the 2xx, operators read the rest.
@@ -38,7 +63,7 @@ func (a *API) paymentWebhook(w http.ResponseWriter, r *http.Request) error {
 		if errors.As(err, &tooLarge) {
 			return err // 413
 		}
-		return invalidRequest("could not read the request body")
+		return InvalidRequest("could not read the request body")
 	}
 	if err := a.cfg.WebhookVerifier.Verify(r.Header, body); err != nil {
 		if errors.Is(err, webhook.ErrSignature) {
@@ -48,7 +73,7 @@ func (a *API) paymentWebhook(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	res, err := a.cfg.Webhooks.Handle(r.Context(), body)
+	res, err := a.cfg.Services.Webhooks.Handle(r.Context(), body)
 	if err != nil {
 		return err
 	}
@@ -58,7 +83,7 @@ func (a *API) paymentWebhook(w http.ResponseWriter, r *http.Request) error {
 		outcome = "duplicate"
 	}
 	a.metrics.webhookEvent(metricEventType(res.Type), outcome)
-	writeJSON(w, http.StatusOK, webhookAck{Received: true, Duplicate: res.Duplicate, Outcome: res.Outcome})
+	WriteJSON(w, http.StatusOK, webhookAck{Received: true, Duplicate: res.Duplicate, Outcome: res.Outcome})
 	return nil
 }
 

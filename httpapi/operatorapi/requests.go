@@ -1,0 +1,106 @@
+package operatorapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/tenantkit/tenantkit/field"
+	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/id"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
+)
+
+// The tenants' contract change requests, to approve or reject.
+
+var _ Requests = (*contract.Service)(nil)
+
+// Requests decides the tenants' contract requests.
+// *contract.Service implements it.
+type Requests interface {
+	// AllRequests: *tenancy.InvalidError (fields "status", "tenant_id",
+	// "cursor").
+	AllRequests(ctx context.Context, f contract.AllFilter) ([]contract.Request, bool, error)
+	// Approve and Reject: contract.ErrRequestNotFound (matching
+	// tenancy.ErrNotFound); *contract.RequestTransitionError (matching
+	// tenancy.ErrConflict) unless pending; *tenancy.InvalidError
+	// ("reason", or the change's fields when it no longer applies).
+	Approve(ctx context.Context, requestID, reason string) (contract.Request, error)
+	Reject(ctx context.Context, requestID, reason string) (contract.Request, error)
+}
+
+// listContractRequests answers GET /api/operator/contract-requests:
+// the requests of every tenant (or ?tenant_id=), newest first, by
+// ?status=.
+func (h *handlers) listContractRequests(w http.ResponseWriter, r *http.Request) error {
+	limit, before, err := httpapi.ParseListParams(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	reqs, more, err := h.Requests.AllRequests(r.Context(), contract.AllFilter{
+		Filter:   contract.Filter{Status: q.Get("status"), Limit: limit, Before: before},
+		TenantID: q.Get("tenant_id"),
+	})
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewListResponse(reqs, more, func(c contract.Request) string { return c.ID }))
+	return nil
+}
+
+// approveContractRequest answers POST
+// /api/operator/contract-requests/{id}/approve: an `immediately` request
+// is applied now, a `next_period` one approved for the next period. A
+// request no longer pending is 409 conflict, also for the second of two
+// operators approving it at once.
+func (h *handlers) approveContractRequest(w http.ResponseWriter, r *http.Request) error {
+	reqID, err := httpapi.PathID(r, id.Contract, "contract request")
+	if err != nil {
+		return err
+	}
+	req, err := h.Requests.Approve(r.Context(), reqID, "")
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, req)
+	return nil
+}
+
+// reasonRequest is a body that gives a reason.
+type reasonRequest struct {
+	Reason string `json:"reason"`
+}
+
+// required refuses a body without a reason.
+func (req reasonRequest) required() error {
+	if strings.TrimSpace(req.Reason) == "" {
+		f := field.Errors{}
+		f.Required("reason")
+		return f.Err()
+	}
+	return nil
+}
+
+// rejectContractRequest answers POST
+// /api/operator/contract-requests/{id}/reject: the request is rejected
+// with the reason, which the tenant's notification carries.
+func (h *handlers) rejectContractRequest(w http.ResponseWriter, r *http.Request) error {
+	reqID, err := httpapi.PathID(r, id.Contract, "contract request")
+	if err != nil {
+		return err
+	}
+	var body reasonRequest
+	if err := httpapi.DecodeJSON(r, &body); err != nil {
+		return err
+	}
+	if err := body.required(); err != nil {
+		return err
+	}
+	req, err := h.Requests.Reject(r.Context(), reqID, body.Reason)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, req)
+	return nil
+}
