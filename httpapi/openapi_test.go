@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -100,7 +101,49 @@ func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response)
 	}
 	if len(r.Content) != 1 || r.Content[want] == nil || r.Content[want].Schema == nil {
 		t.Errorf("%s: want exactly %s content with a schema", name, want)
+		return
 	}
+	if want == "application/problem+json" {
+		checkProblemResponse(t, name, r)
+	}
+}
+
+// checkProblemResponse checks an error response: its body is the one
+// shared Problem schema, not a copy or a narrowing of it, and the codes it
+// can carry are listed in x-problem-codes, each a ProblemCode and named in
+// the description.
+func checkProblemResponse(t *testing.T, name string, r *openapi3.Response) {
+	t.Helper()
+	if ref := r.Content["application/problem+json"].Schema.Ref; ref != "#/components/schemas/Problem" {
+		t.Errorf("%s: problem schema %q, want a $ref to #/components/schemas/Problem", name, ref)
+	}
+	codes, err := problemCodes(r)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	known := problemCodeEnum(t)
+	for _, code := range codes {
+		if !slices.Contains(known, code) {
+			t.Errorf("%s: x-problem-codes lists %q, which is not a ProblemCode", name, code)
+		}
+		if r.Description == nil || !strings.Contains(*r.Description, "`"+code+"`") {
+			t.Errorf("%s: the description does not name code `%s`", name, code)
+		}
+	}
+}
+
+// problemCodeEnum is the document's ProblemCode enum.
+func problemCodeEnum(t *testing.T) []string {
+	t.Helper()
+	o, err := loadOpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, v := range o.doc.Components.Schemas["ProblemCode"].Value.Enum {
+		codes = append(codes, v.(string))
+	}
+	return codes
 }
 
 // groupTags is the document's tag for each group of the route table.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,13 +144,67 @@ func (o *openAPI) validate(ctx context.Context, ex exchange) error {
 			return errors.New("a 304 response has a body")
 		}
 	}
-	return openapi3filter.ValidateResponse(ctx, &openapi3filter.ResponseValidationInput{
+	err = openapi3filter.ValidateResponse(ctx, &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in,
 		Status:                 ex.status,
 		Header:                 ex.respHeader,
 		Body:                   io.NopCloser(bytes.NewReader(ex.respBody)),
 		Options:                opts,
 	})
+	if err != nil {
+		return err
+	}
+	return checkProblem(route.Operation.Responses.Status(ex.status), ex.status, ex.respBody)
+}
+
+// checkProblem checks a problem against what its response says beside the
+// shared Problem schema: its code is one the response lists in
+// x-problem-codes, its status the response's, its title that status's text
+// and its type the code's URI. Responses without problem content pass.
+func checkProblem(ref *openapi3.ResponseRef, status int, body []byte) error {
+	if ref == nil || ref.Value == nil || ref.Value.Content.Get("application/problem+json") == nil {
+		return nil
+	}
+	codes, err := problemCodes(ref.Value)
+	if err != nil {
+		return err
+	}
+	var p struct {
+		Type, Title, Code string
+		Status            int
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		return fmt.Errorf("problem: %w", err)
+	}
+	switch {
+	case !slices.Contains(codes, p.Code):
+		return fmt.Errorf("problem code %q is not among the response's x-problem-codes %q", p.Code, codes)
+	case p.Status != status:
+		return fmt.Errorf("problem status %d in a %d response", p.Status, status)
+	case p.Title != http.StatusText(status):
+		return fmt.Errorf("problem title %q, want %q", p.Title, http.StatusText(status))
+	case p.Type != "https://tenantkit.dev/problems/"+p.Code:
+		return fmt.Errorf("problem type %q does not name code %q", p.Type, p.Code)
+	}
+	return nil
+}
+
+// problemCodes returns the codes a problem response lists in its
+// x-problem-codes extension, which every problem response has.
+func problemCodes(r *openapi3.Response) ([]string, error) {
+	list, _ := r.Extensions["x-problem-codes"].([]any)
+	codes := make([]string, 0, len(list))
+	for _, c := range list {
+		code, ok := c.(string)
+		if !ok {
+			return nil, fmt.Errorf("x-problem-codes holds %v, not a code", c)
+		}
+		codes = append(codes, code)
+	}
+	if len(codes) == 0 {
+		return nil, errors.New("a problem response without x-problem-codes")
+	}
+	return codes, nil
 }
 
 // findRoute returns the operation req is for. A path no operation matches
@@ -282,6 +337,14 @@ func TestOpenAPIValidatorCatchesDrift(t *testing.T) {
 			status: 404, respHeader: jsonHeader(), respBody: mustJSON(t, problemFixture(404, "not_found"))}, true},
 		{"ProblemCodeOfAnotherStatus", exchange{method: "GET", target: invoicePath, header: bearer,
 			status: 404, respHeader: problemHeader(), respBody: mustJSON(t, problemFixture(404, "forbidden"))}, true},
+		{"ProblemStatusOfAnotherResponse", exchange{method: "GET", target: invoicePath, header: bearer,
+			status: 404, respHeader: problemHeader(), respBody: mustJSON(t, with(problemFixture(404, "not_found"), "status", 400))}, true},
+		{"ProblemTitleNotStatusText", exchange{method: "GET", target: invoicePath, header: bearer,
+			status: 404, respHeader: problemHeader(), respBody: mustJSON(t, with(problemFixture(404, "not_found"), "title", "Gone"))}, true},
+		{"ProblemTypeOfAnotherCode", exchange{method: "GET", target: invoicePath, header: bearer,
+			status: 404, respHeader: problemHeader(), respBody: mustJSON(t, with(problemFixture(404, "not_found"), "type", "https://tenantkit.dev/problems/conflict"))}, true},
+		{"UnknownPathProblemCodeOfAnotherStatus", exchange{method: "GET", target: "/api/nope",
+			status: 404, respHeader: problemHeader(), respBody: mustJSON(t, problemFixture(404, "conflict"))}, true},
 		{"UndocumentedStatus", exchange{method: "GET", target: "/api/health",
 			status: 418, respHeader: problemHeader(), respBody: mustJSON(t, problemFixture(418, "teapot"))}, true},
 		{"UndocumentedNotModified", exchange{method: "GET", target: "/api/health",

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,9 +136,30 @@ func checkOpenAPI(t *testing.T, req *http.Request, resp *http.Response, body []b
 		Body:                   io.NopCloser(bytes.NewReader(body)),
 		Options:                opts,
 	})
+	if err == nil {
+		err = checkProblemCode(route.Operation.Responses.Status(resp.StatusCode), body)
+	}
 	if err != nil {
 		t.Errorf("%s %s → %d does not match httpapi/openapi.json: %v", req.Method, req.URL.Path, resp.StatusCode, err)
 	}
+}
+
+// checkProblemCode checks that a problem's code is one its response lists
+// in x-problem-codes: the error responses share one Problem schema, so the
+// schema alone allows any code.
+func checkProblemCode(ref *openapi3.ResponseRef, body []byte) error {
+	if ref == nil || ref.Value == nil || ref.Value.Content.Get("application/problem+json") == nil {
+		return nil
+	}
+	var p struct{ Code string }
+	if err := json.Unmarshal(body, &p); err != nil {
+		return err
+	}
+	codes, _ := ref.Value.Extensions["x-problem-codes"].([]any)
+	if !slices.Contains(codes, any(p.Code)) {
+		return fmt.Errorf("problem code %q is not among the response's x-problem-codes %v", p.Code, codes)
+	}
+	return nil
 }
 
 func TestEndToEnd(t *testing.T) {
