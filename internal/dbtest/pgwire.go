@@ -70,17 +70,23 @@ func (w *Wire) serve(client net.Conn, upstream string) {
 	}
 	defer server.Close()
 	go func() { _, _ = io.Copy(client, server) }()
-	w.read(io.TeeReader(client, server))
+	w.read(client, server)
 }
 
-// read follows the frontend's messages: the startup message (no type
-// byte), then typed ones.
-func (w *Wire) read(r io.Reader) {
+// read follows the frontend's messages from r, the startup message (no
+// type byte) then typed ones, and passes each on to upstream once it is
+// noted: Postgres cannot answer a statement, nor the test look at the
+// statements, before the statement is in the list.
+func (w *Wire) read(r io.Reader, upstream io.Writer) {
 	var n [4]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
 		return
 	}
-	if _, err := io.CopyN(io.Discard, r, int64(binary.BigEndian.Uint32(n[:]))-4); err != nil {
+	startup := make([]byte, int(binary.BigEndian.Uint32(n[:]))-4)
+	if _, err := io.ReadFull(r, startup); err != nil {
+		return
+	}
+	if _, err := upstream.Write(append(n[:], startup...)); err != nil {
 		return
 	}
 	parsed := map[string]string{}  // statement name → text
@@ -105,6 +111,9 @@ func (w *Wire) read(r io.Reader) {
 			portals[portal] = cstring(body[len(portal)+1:])
 		case 'E':
 			w.note(parsed[portals[cstring(body)]])
+		}
+		if _, err := upstream.Write(append(head[:], body...)); err != nil {
+			return
 		}
 	}
 }
