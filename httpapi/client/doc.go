@@ -3,7 +3,8 @@
 // It covers every operation a tenant's credential can call — collections,
 // support, the tenant's subscription, notifications, events, webhook
 // endpoints, the public catalog, health — and leaves out the operator API
-// (/api/operator/…), which takes operator keys only.
+// (/api/operator/…), which takes operator keys only and has its own
+// client, httpapi/operatorapi/client.
 //
 // Make a client with the server's base URL and a request editor that sets
 // the credential, then call an operation's …WithResponse method:
