@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/httpapi/client"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -24,22 +21,9 @@ import (
 // the server's URL and the key.
 func mustServe(t *testing.T, app *tenantkit.App) (url, key string) {
 	t.Helper()
-	ctx := context.Background()
-	_, err := app.Tenancy.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
-	check(t, err)
-	_, err = app.Tenancy.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "ada@acme.test", Name: "Ada"})
-	check(t, err)
-	_, err = app.Tenancy.Members.Add(ctx, "acme", "ada@acme.test", tenancy.RoleOwner)
-	check(t, err)
-	_, key, err = app.Tenancy.Keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: "ada@acme.test", Scopes: tenancy.Scopes()})
-	check(t, err)
-	cfg := app.HTTPConfig()
-	cfg.Logger = zerolog.Nop()
-	api, err := httpapi.New(ctx, cfg)
-	check(t, err)
-	srv := httptest.NewServer(api.Handler())
-	t.Cleanup(srv.Close)
-	return srv.URL, key
+	key = dbtest.OwnerKey(t, app, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth},
+		tenancy.CreateUserInput{Email: "ada@acme.test", Name: "Ada"})
+	return dbtest.Serve(t, app), key
 }
 
 // mustInvoice creates an invoice of acme over the API: one line of amount,

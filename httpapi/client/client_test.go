@@ -3,16 +3,13 @@ package client_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 
-	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/httpapi/client"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -23,27 +20,13 @@ import (
 // httpapi.New) on a real port, on SQLite and on Postgres.
 
 // mustServe serves app's API on a real port until the test ends, with
-// tenant acme whose owner alice holds an API key of every scope. It
-// returns the server's URL and the key.
+// tenant acme whose owner alice holds an API key of every scope, and returns
+// the server's URL and the key.
 func mustServe(t *testing.T, app *tenantkit.App) (url, key string) {
 	t.Helper()
-	ctx := context.Background()
-	svc := app.Tenancy
-	_, err := svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
-	check(t, err)
-	_, err = svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: "alice@acme.test", Name: "Alice"})
-	check(t, err)
-	_, err = svc.Members.Add(ctx, "acme", "alice@acme.test", tenancy.RoleOwner)
-	check(t, err)
-	_, key, err = svc.Keys.Create(ctx, tenancy.CreateAPIKeyInput{UserEmail: "alice@acme.test", Scopes: tenancy.Scopes()})
-	check(t, err)
-	cfg := app.HTTPConfig()
-	cfg.Logger = zerolog.Nop()
-	api, err := httpapi.New(ctx, cfg)
-	check(t, err)
-	srv := httptest.NewServer(api.Handler())
-	t.Cleanup(srv.Close)
-	return srv.URL, key
+	key = dbtest.OwnerKey(t, app, tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth},
+		tenancy.CreateUserInput{Email: "alice@acme.test", Name: "Alice"})
+	return dbtest.Serve(t, app), key
 }
 
 // mustClient returns a client of the API at url that sends key, or no

@@ -3,17 +3,14 @@ package client_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
-	"github.com/tenantkit/tenantkit/httpapi"
 	tenantclient "github.com/tenantkit/tenantkit/httpapi/client"
 	"github.com/tenantkit/tenantkit/httpapi/operatorapi/client"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
@@ -32,13 +29,7 @@ func mustServe(t *testing.T, app *tenantkit.App) (url, key string) {
 	ctx := context.Background()
 	_, key, err := app.Operators.Create(ctx, operator.CreateInput{Name: "ops", Scopes: operator.Scopes()})
 	check(t, err)
-	cfg := app.HTTPConfig()
-	cfg.Logger = zerolog.Nop()
-	api, err := httpapi.New(ctx, cfg)
-	check(t, err)
-	srv := httptest.NewServer(api.Handler())
-	t.Cleanup(srv.Close)
-	return srv.URL, key
+	return dbtest.Serve(t, app), key
 }
 
 // bearer returns a request editor that sends key, or no credential when
