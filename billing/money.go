@@ -1,7 +1,6 @@
 package billing
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -40,49 +39,11 @@ type Currency struct {
 //   - a code that is not upper case, with a hint ("currency codes are
 //     upper case: USD" for "usd").
 func LookupCurrency(code string) (Currency, error) {
-	if !isLetters(code) {
-		return Currency{}, invalid("currency", "must be a three-letter ISO 4217 currency code such as USD")
-	}
-	upper := strings.ToUpper(code)
-	cur, refusal := lookupUpper(upper)
-	switch {
-	case upper == code && refusal == "":
-		return cur, nil
-	case upper == code:
+	if refusal := iso4217.Refusal(code); refusal != "" {
 		return Currency{}, invalid("currency", "%s", refusal)
-	case refusal == "":
-		return Currency{}, invalid("currency", "currency codes are upper case: %s", upper)
-	default:
-		return Currency{}, invalid("currency", "currency codes are upper case, and %s", refusal)
 	}
-}
-
-// lookupUpper is LookupCurrency for three upper-case letters: the
-// currency, or why it is refused.
-func lookupUpper(code string) (Currency, string) {
-	c, ok := iso4217.Lookup(code)
-	if !ok {
-		return Currency{}, fmt.Sprintf("%s is not an active ISO 4217 currency (ISO 4217 list one, published %s)",
-			code, CurrencyListPublished)
-	}
-	if !c.HasMinorUnit() {
-		return Currency{}, fmt.Sprintf("%s (%s) has no minor unit in ISO 4217, so no amount can be counted in it",
-			code, c.Name)
-	}
-	return Currency{Code: c.Code, Digits: c.MinorUnits, Numeric: c.Numeric, Name: c.Name}, ""
-}
-
-// isLetters reports whether s is three ASCII letters, of either case.
-func isLetters(s string) bool {
-	if len(s) != 3 {
-		return false
-	}
-	for i := range len(s) {
-		if c := s[i] | 0x20; c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return true
+	c, _ := iso4217.Lookup(code)
+	return Currency{Code: c.Code, Digits: c.MinorUnits, Numeric: c.Numeric, Name: c.Name}, nil
 }
 
 // FormatAmount writes an amount of minor units as a decimal number in its

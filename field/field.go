@@ -3,11 +3,13 @@
 // broke (a code from the list below) and a message for people; an
 // *InvalidError carries them all, in the order they were found.
 //
-// The domains check their own input and answer *InvalidError
-// (billing.InvalidError, support.InvalidError and tenancy.InvalidError are
-// this type); httpapi turns it into a 422 whose errors[] are these Errors.
-// The package imports nothing of tenantkit, so every package may use it,
-// and hosts may match it with errors.As:
+// Input rules are declared once, as `validate` tags on the input types
+// (validator/v10's rules and tenantkit's own, rules.go); Check turns what
+// they refuse into an *InvalidError. The domains add the rules that need
+// state and answer the same type (billing.InvalidError, support.InvalidError
+// and tenancy.InvalidError are this type); httpapi turns it into a 422 whose
+// errors[] are these Errors. The package imports no tenantkit domain, so
+// every package may use it, and hosts may match it with errors.As:
 //
 //	var ie *field.InvalidError
 //	if errors.As(err, &ie) {

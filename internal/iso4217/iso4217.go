@@ -63,3 +63,55 @@ func Lookup(code string) (Currency, bool) {
 // All returns every currency of list one in code order, N.A. codes
 // included. The slice is the caller's.
 func All() []Currency { return slices.Clone(table[:]) }
+
+// Refusal says why code is not a currency amounts can be written in, or
+// returns "" when it is: an upper-case code of list one with a minor unit,
+// fund codes included (CLF 4, UYI 0, USN 2). The sentence names the rule:
+//   - not three letters: "must be a three-letter ISO 4217 currency code
+//     such as USD";
+//   - a code list one does not have — unknown, or retired (HRK, SLL, MRO,
+//     VEF): "… is not an active ISO 4217 currency …";
+//   - a code list one gives no minor unit ("N.A."): precious metals (XAU),
+//     units of account (XDR), the testing code XTS, no currency XXX;
+//   - a code that is not upper case, with a hint ("currency codes are upper
+//     case: USD" for "usd").
+func Refusal(code string) string {
+	if !isLetters(code) {
+		return "must be a three-letter ISO 4217 currency code such as USD"
+	}
+	upper := strings.ToUpper(code)
+	refusal := refusalUpper(upper)
+	switch {
+	case upper == code:
+		return refusal
+	case refusal == "":
+		return "currency codes are upper case: " + upper
+	default:
+		return "currency codes are upper case, and " + refusal
+	}
+}
+
+// refusalUpper is Refusal for three upper-case letters.
+func refusalUpper(code string) string {
+	c, ok := Lookup(code)
+	switch {
+	case !ok:
+		return code + " is not an active ISO 4217 currency (ISO 4217 list one, published " + Published + ")"
+	case !c.HasMinorUnit():
+		return code + " (" + c.Name + ") has no minor unit in ISO 4217, so no amount can be counted in it"
+	}
+	return ""
+}
+
+// isLetters reports whether s is three ASCII letters, of either case.
+func isLetters(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
