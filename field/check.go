@@ -34,12 +34,43 @@ func Check(v any) error {
 	for root.Kind() == reflect.Pointer {
 		root = root.Elem()
 	}
+	found := make([]finding, len(ves))
+	// validator walks a map in random order: of a map's bad entries, the
+	// one with the first key (its key's rule before its value's) speaks
+	// for the map, so that one input gets one answer.
+	first := map[string]finding{}
+	for i, fe := range ves {
+		found[i] = explain(root, fe)
+		if e := found[i]; e.entry {
+			if prev, ok := first[e.Field]; !ok || e.before(prev) {
+				first[e.Field] = e
+			}
+		}
+	}
 	f := Errors{}
-	for _, fe := range ves {
-		path, code, msg := explain(root, fe)
-		f.Add(path, code, msg)
+	for _, e := range found {
+		if e.entry {
+			e = first[e.Field]
+		}
+		f.Add(e.Field, e.Code, e.Message)
 	}
 	return f.Err()
+}
+
+// finding is a validator error explained; entry marks an entry of a map,
+// reported on the map under key.
+type finding struct {
+	Error
+	entry, keyRule bool
+	key            string
+}
+
+// before orders the findings of one map: by key, a key's rule first.
+func (e finding) before(o finding) bool {
+	if e.key != o.key {
+		return e.key < o.key
+	}
+	return e.keyRule && !o.keyRule
 }
 
 // validate is the one validator/v10 instance: it caches what it learns of
@@ -68,23 +99,25 @@ func jsonName(sf reflect.StructField) string {
 	return name
 }
 
-// explain translates one validator error into the path, code and message
-// of an Error.
-func explain(root reflect.Type, fe validator.FieldError) (path, code, msg string) {
-	path = fe.Namespace()
+// explain translates one validator error into the Error clients see.
+func explain(root reflect.Type, fe validator.FieldError) finding {
+	path := fe.Namespace()
 	if _, rest, ok := strings.Cut(path, "."); ok {
 		path = rest // drop the root type's name
 	}
+	code, msg := describe(root, fe)
 	// An entry of a map (metadata) is reported on the map, naming the key.
 	if parent, key, ok := mapEntry(root, path, fe.StructNamespace()); ok {
-		code, msg = describe(root, fe)
+		e := finding{entry: true, key: key}
 		if s, isString := fe.Value().(string); isString && s == key && isKeyRule(root, fe) {
-			return parent, code, fmt.Sprintf("key %q: %s", Truncate(key, 40), msg)
+			e.keyRule = true
+			e.Error = Error{parent, code, fmt.Sprintf("key %q: %s", Truncate(key, 40), msg)}
+		} else {
+			e.Error = Error{parent, code, fmt.Sprintf("value of %q: %s", key, msg)}
 		}
-		return parent, code, fmt.Sprintf("value of %q: %s", key, msg)
+		return e
 	}
-	code, msg = describe(root, fe)
-	return path, code, msg
+	return finding{Error: Error{path, code, msg}}
 }
 
 // describe returns the code and message of the rule fe broke.

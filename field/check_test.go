@@ -119,3 +119,19 @@ func TestCheckReportsEveryField(t *testing.T) {
 		t.Errorf("fields = %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// TestCheckNamesOneMapEntry: of several bad entries, the first key speaks
+// for the map, whatever order validator walks it in.
+func TestCheckNamesOneMapEntry(t *testing.T) {
+	for range 20 {
+		s := valid()
+		s.Metadata = map[string]string{"b": "long", "a": "long"}
+		var ie *field.InvalidError
+		if !errors.As(field.Check(s), &ie) {
+			t.Fatal("Check accepted two bad entries")
+		}
+		if got := ie.Errors()[0].Message; got != `value of "a": must have at most 3 characters` {
+			t.Fatalf("message = %q, want the entry of key a", got)
+		}
+	}
+}
