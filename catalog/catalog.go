@@ -36,24 +36,30 @@ type Catalog struct {
 type moduleRef struct{ app, module int }
 
 // App is a product area of the platform (collections, support) made of modules.
+// The validate tags of the catalog's types are the rules of each value (see
+// package field); the rules between values, such as unique ids and known
+// modules, are checked in validate.go.
 type App struct {
 	// ID identifies the app ("collections"); it prefixes the ids of its modules.
-	ID string `json:"id"`
+	// Ids are lower-case letters, digits, '-' or '_', starting with a letter,
+	// and at most 64 characters: they travel in URLs, query parameters and
+	// metric labels.
+	ID string `json:"id" validate:"required,max=64"`
 	// Name is the display name.
-	Name string `json:"name"`
+	Name string `json:"name" validate:"required"`
 	// Description says what the app is for, for people choosing a plan.
 	Description string `json:"description"`
 	// Modules lists the app's modules.
-	Modules []Module `json:"modules"`
+	Modules []Module `json:"modules" validate:"dive"`
 }
 
 // Module is a unit of functionality that a plan includes or sells as an add-on,
 // and that a tenant may switch on and off when it is toggleable.
 type Module struct {
-	// ID is "<app id>.<name>", e.g. "support.sla".
-	ID string `json:"id"`
+	// ID is "<app id>.<name>", e.g. "support.sla", at most 64 characters.
+	ID string `json:"id" validate:"required,max=64"`
 	// Name is the display name.
-	Name string `json:"name"`
+	Name string `json:"name" validate:"required"`
 	// Description says what the module does.
 	Description string `json:"description"`
 	// Toggleable reports whether a tenant may enable and disable the module
@@ -71,29 +77,30 @@ const (
 // the modules it includes, the add-ons it sells, and the limits of each feature.
 // All amounts are integers in the minor unit of Currency.
 type Plan struct {
-	// ID identifies the plan ("starter").
-	ID string `json:"id"`
+	// ID identifies the plan ("starter"), in the form of an app's id.
+	ID string `json:"id" validate:"required,max=64"`
 	// Name is the display name.
-	Name string `json:"name"`
-	// Currency is the ISO 4217 code of every amount in the plan ("USD").
-	Currency string `json:"currency"`
+	Name string `json:"name" validate:"required"`
+	// Currency is the ISO 4217 code of every amount in the plan ("USD"): an
+	// active currency with a minor unit, or the plan could never be invoiced.
+	Currency string `json:"currency" validate:"required,currency"`
 	// Interval is the billing period: IntervalMonth or IntervalYear.
-	Interval string `json:"interval"`
+	Interval string `json:"interval" validate:"required,oneof=month year"`
 	// BasePrice is charged every interval and covers IncludedSeats.
-	BasePrice int64 `json:"base_price"`
+	BasePrice int64 `json:"base_price" validate:"min=0"`
 	// IncludedSeats is the number of members covered by BasePrice.
-	IncludedSeats int `json:"included_seats"`
+	IncludedSeats int `json:"included_seats" validate:"min=0"`
 	// SeatPrice is charged every interval for each member beyond IncludedSeats.
-	SeatPrice int64 `json:"seat_price"`
+	SeatPrice int64 `json:"seat_price" validate:"min=0"`
 	// Modules lists the ids of the modules included in the plan and enabled by
 	// default.
-	Modules []string `json:"modules"`
+	Modules []string `json:"modules" validate:"dive,required"`
 	// Limits maps every feature (see Features) to its limit: per calendar month
 	// for metered features, at any time for seats. A nil value means unlimited.
 	Limits map[string]*int64 `json:"limits"`
 	// AddOns lists the modules, not included in the plan, that a tenant may add
 	// for a price.
-	AddOns []AddOn `json:"add_ons,omitempty"`
+	AddOns []AddOn `json:"add_ons,omitempty" validate:"dive"`
 	// Overage maps a metered feature to the unit price billed for each unit used
 	// beyond the plan's limit. Limits are always enforced as caps; a tenant can
 	// only use more than its plan includes when an operator raises its limit
@@ -104,9 +111,9 @@ type Plan struct {
 // AddOn is a module a plan sells on top of what it includes.
 type AddOn struct {
 	// Module is the id of the module sold.
-	Module string `json:"module"`
+	Module string `json:"module" validate:"required"`
 	// Price is charged every plan interval while the add-on is on the contract.
-	Price int64 `json:"price"`
+	Price int64 `json:"price" validate:"min=0"`
 }
 
 // Digest returns the hex SHA-256 of the catalog's canonical JSON encoding

@@ -56,10 +56,7 @@ func parse(data []byte) (*Catalog, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var doc struct {
-		Apps  []App  `json:"apps"`
-		Plans []Plan `json:"plans"`
-	}
+	var doc document
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}

@@ -46,9 +46,9 @@ func TestParse(t *testing.T) {
 		{"ErrFractionalAmount", strings.Replace(minimal, `"base_price": 500`, `"base_price": 5.5`, 1),
 			"catalog: decode: json: cannot unmarshal number 5.5"},
 		{"ErrTrailingData", minimal + ` {}`, "catalog: decode: unexpected data after the catalog object"},
-		{"ErrNull", `null`, "catalog: invalid catalog: plans: at least one plan is required"},
+		{"ErrNull", `null`, "catalog: invalid catalog: plans: must have at least 1 item"},
 		{"ErrInvalid", strings.Replace(minimal, `"currency": "USD"`, `"currency": "usd"`, 1),
-			`catalog: invalid catalog: plans[0].currency: "usd" is not an active ISO 4217 currency code`},
+			`catalog: invalid catalog: plans[0].currency: currency codes are upper case: USD`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := catalog.Parse([]byte(tc.data))
@@ -118,7 +118,7 @@ func TestLoad(t *testing.T) {
 		if !errors.As(err, &verr) {
 			t.Fatalf("Load() error = %v, want a *ValidationError", err)
 		}
-		want := "catalog: load " + path + `: invalid catalog: plans[0].interval: "weekly" is not "month" or "year"`
+		want := "catalog: load " + path + ": invalid catalog: plans[0].interval: must be one of: month, year"
 		if got := err.Error(); got != want {
 			t.Errorf("Load() error = %q, want %q", got, want)
 		}

@@ -1,17 +1,21 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
-	"github.com/tenantkit/tenantkit/internal/iso4217"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // ValidationError reports every problem found in a catalog, so that an operator
 // fixes a catalog file in one pass. Callers find it with errors.As.
 type ValidationError struct {
-	// Problems lists the problems in document order.
+	// Problems lists the problems in document order, app by app and plan by
+	// plan: for each, what its values break on their own, then what is wrong
+	// with their references to the rest of the catalog.
 	Problems []Problem
 }
 
@@ -45,24 +49,27 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// maxIDLen bounds ids, which travel in URLs, query parameters and logs.
-const maxIDLen = 64
+// document is the content of a catalog file. Its tags, and those of the
+// types it holds, are the rules of each value.
+type document struct {
+	Apps  []App  `json:"apps"`
+	Plans []Plan `json:"plans" validate:"min=1"`
+}
 
 // validator collects problems while walking a catalog.
 type validator struct {
 	problems []Problem
+	shaped   map[string]bool   // paths whose values break their tags
 	modules  map[string]Module // every module id declared, for plan references
 }
 
-func (v *validator) addf(path, format string, args ...any) {
-	v.problems = append(v.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
-}
-
 // validate checks apps and plans as a whole; it returns a *ValidationError or
-// nil.
+// nil. Each app and plan is checked against its tags, then against the rest
+// of the catalog.
 func validate(apps []App, plans []Plan) error {
-	v := &validator{modules: make(map[string]Module)}
+	v := &validator{shaped: make(map[string]bool), modules: make(map[string]Module)}
 	v.apps(apps)
+	v.shape("", document{Plans: plans})
 	v.plans(plans)
 	if len(v.problems) > 0 {
 		return &ValidationError{Problems: v.problems}
@@ -70,18 +77,43 @@ func validate(apps []App, plans []Plan) error {
 	return nil
 }
 
+// shape records what the tags of x refuse (field.Check), at paths below
+// prefix.
+func (v *validator) shape(prefix string, x any) {
+	var ie *field.InvalidError
+	if !errors.As(field.Check(x), &ie) {
+		return
+	}
+	for _, fe := range ie.Errors() {
+		path := strings.TrimPrefix(prefix+"."+fe.Field, ".")
+		v.problems = append(v.problems, Problem{Path: path, Message: fe.Message})
+		v.shaped[path] = true
+	}
+}
+
+// addf records a problem at path, unless its value breaks its tags: what is
+// wrong with a value on its own is what its path reports.
+func (v *validator) addf(path, format string, args ...any) {
+	if !v.shaped[path] {
+		v.problems = append(v.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
 func (v *validator) apps(apps []App) {
 	appSeen := make(map[string]string)    // app id -> path of first use
 	moduleSeen := make(map[string]string) // module id -> path of first use
 	for i, a := range apps {
 		path := fmt.Sprintf("apps[%d]", i)
+		trimmed := a
+		trimmed.Name, trimmed.Modules = strings.TrimSpace(a.Name), slices.Clone(a.Modules)
+		for j := range trimmed.Modules {
+			trimmed.Modules[j].Name = strings.TrimSpace(a.Modules[j].Name)
+		}
+		v.shape(path, trimmed) // a name of spaces is no name
 		appOK := v.id(path+".id", a.ID, "app", appSeen)
-		v.name(path+".name", a.Name)
 		for j, m := range a.Modules {
 			mpath := fmt.Sprintf("%s.modules[%d]", path, j)
-			v.name(mpath+".name", m.Name)
 			if m.ID == "" {
-				v.addf(mpath+".id", "required")
 				continue
 			}
 			if appOK {
@@ -90,7 +122,7 @@ func (v *validator) apps(apps []App) {
 				switch {
 				case !found:
 					v.addf(mpath+".id", "%q must start with its app id %q", m.ID, prefix)
-				case !validID(name) || len(m.ID) > maxIDLen:
+				case !validID(name):
 					v.addf(mpath+".id", "%q must be %q followed by %s", m.ID, prefix, idRule)
 				}
 			}
@@ -105,9 +137,6 @@ func (v *validator) apps(apps []App) {
 }
 
 func (v *validator) plans(plans []Plan) {
-	if len(plans) == 0 {
-		v.addf("plans", "at least one plan is required")
-	}
 	seen := make(map[string]string)
 	for i, p := range plans {
 		v.plan(fmt.Sprintf("plans[%d]", i), p, seen)
@@ -115,17 +144,10 @@ func (v *validator) plans(plans []Plan) {
 }
 
 func (v *validator) plan(path string, p Plan, seen map[string]string) {
+	trimmed := p
+	trimmed.Name = strings.TrimSpace(p.Name)
+	v.shape(path, trimmed)
 	v.id(path+".id", p.ID, "plan", seen)
-	v.name(path+".name", p.Name)
-	if !validCurrency(p.Currency) {
-		v.addf(path+".currency", "%q is not an active ISO 4217 currency code (upper case, with a minor unit)", p.Currency)
-	}
-	if p.Interval != IntervalMonth && p.Interval != IntervalYear {
-		v.addf(path+".interval", "%q is not %q or %q", p.Interval, IntervalMonth, IntervalYear)
-	}
-	v.nonNegative(path+".base_price", p.BasePrice)
-	v.nonNegative(path+".included_seats", int64(p.IncludedSeats))
-	v.nonNegative(path+".seat_price", p.SeatPrice)
 
 	included := make(map[string]bool, len(p.Modules))
 	for j, id := range p.Modules {
@@ -140,35 +162,38 @@ func (v *validator) plan(path string, p Plan, seen map[string]string) {
 
 	sold := make(map[string]bool, len(p.AddOns))
 	for j, a := range p.AddOns {
-		apath := fmt.Sprintf("%s.add_ons[%d]", path, j)
+		apath := fmt.Sprintf("%s.add_ons[%d].module", path, j)
 		switch {
-		case !v.known(apath+".module", a.Module):
+		case !v.known(apath, a.Module):
 		case included[a.Module]:
-			v.addf(apath+".module", "module %q is already included in the plan", a.Module)
+			v.addf(apath, "module %q is already included in the plan", a.Module)
 		case sold[a.Module]:
-			v.addf(apath+".module", "module %q offered twice", a.Module)
+			v.addf(apath, "module %q offered twice", a.Module)
 		}
 		sold[a.Module] = true
-		v.nonNegative(apath+".price", a.Price)
 	}
 
 	v.limits(path, p)
 	v.overage(path, p)
 }
 
+// mustNotBeNegative is the problem of a negative limit or price, in the
+// words of the tags' min=0 on the other amounts. The entries of Limits and
+// Overage are checked here, not by tags: field reports a map once, on the
+// map, where a catalog names every entry that is wrong.
+const mustNotBeNegative = "must be at least 0"
+
 func (v *validator) limits(path string, p Plan) {
 	for _, f := range slices.Sorted(maps.Keys(p.Limits)) {
 		lpath := fmt.Sprintf("%s.limits[%q]", path, f)
-		if !KnownFeature(f) {
-			v.addf(lpath, "unknown feature (want one of %s)", strings.Join(Features(), ", "))
-			continue
-		}
 		limit := p.Limits[f]
-		if limit == nil {
-			continue
-		}
-		v.nonNegative(lpath, *limit)
-		if f == FeatureSeats && *limit >= 0 && *limit < int64(p.IncludedSeats) {
+		switch {
+		case !KnownFeature(f):
+			v.addf(lpath, "unknown feature (want one of %s)", strings.Join(Features(), ", "))
+		case limit == nil:
+		case *limit < 0:
+			v.addf(lpath, mustNotBeNegative)
+		case f == FeatureSeats && *limit < int64(p.IncludedSeats):
 			v.addf(lpath, "%d is below included_seats %d", *limit, p.IncludedSeats)
 		}
 	}
@@ -182,25 +207,26 @@ func (v *validator) limits(path string, p Plan) {
 func (v *validator) overage(path string, p Plan) {
 	for _, f := range slices.Sorted(maps.Keys(p.Overage)) {
 		opath := fmt.Sprintf("%s.overage[%q]", path, f)
-		if !Metered(f) {
+		limit, limited := p.Limits[f]
+		switch {
+		case !Metered(f):
 			v.addf(opath, "not a metered feature (want %s or %s)", FeatureInvoices, FeatureTickets)
-			continue
-		}
-		v.nonNegative(opath, p.Overage[f])
-		if limit, ok := p.Limits[f]; ok && limit == nil {
+		case p.Overage[f] < 0:
+			v.addf(opath, mustNotBeNegative)
+		case limited && limit == nil:
 			v.addf(opath, "feature is unlimited in this plan, so overage never applies")
 		}
 	}
 }
 
-// id checks an app or plan id and records it in seen; it reports whether the id
-// is usable as a prefix or reference.
+// id checks the form of an app or plan id, whose presence and length are
+// its tags', and records it in seen; it reports whether the id is usable as
+// a prefix or reference.
 func (v *validator) id(path, id, kind string, seen map[string]string) bool {
 	switch {
-	case id == "":
-		v.addf(path, "required")
+	case v.shaped[path]:
 		return false
-	case !validID(id) || len(id) > maxIDLen:
+	case !validID(id):
 		v.addf(path, "%q must be %s", id, idRule)
 		return false
 	}
@@ -212,24 +238,9 @@ func (v *validator) id(path, id, kind string, seen map[string]string) bool {
 	return true
 }
 
-func (v *validator) name(path, name string) {
-	if strings.TrimSpace(name) == "" {
-		v.addf(path, "required")
-	}
-}
-
-func (v *validator) nonNegative(path string, n int64) {
-	if n < 0 {
-		v.addf(path, "%d is negative", n)
-	}
-}
-
-// known reports whether id names a declared module, recording a problem if not.
+// known reports whether id names a declared module, recording a problem if
+// not.
 func (v *validator) known(path, id string) bool {
-	if id == "" {
-		v.addf(path, "required")
-		return false
-	}
 	if _, ok := v.modules[id]; !ok {
 		v.addf(path, "unknown module %q", id)
 		return false
@@ -238,7 +249,7 @@ func (v *validator) known(path, id string) bool {
 }
 
 // idRule describes validID for error messages.
-const idRule = "lower-case letters, digits, '-' or '_', starting with a letter, at most 64 characters"
+const idRule = "lower-case letters, digits, '-' or '_', starting with a letter"
 
 // validID reports whether s is a lower-case letter followed by lower-case
 // letters, digits, '-' or '_'. Ids stay this plain because they appear in URLs,
@@ -254,12 +265,4 @@ func validID(s string) bool {
 		}
 	}
 	return true
-}
-
-// validCurrency reports whether s is an active ISO 4217 currency with a
-// minor unit (list one): a plan priced in a retired code or in gold could
-// never be invoiced.
-func validCurrency(s string) bool {
-	c, ok := iso4217.Lookup(s)
-	return ok && c.HasMinorUnit()
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
-// Bounds of a satisfaction rating.
+// Bounds of a satisfaction rating: those of RatingInput's tags, which a
+// test keeps equal.
 const (
 	MinScore = 1
 	MaxScore = 5
@@ -36,11 +37,10 @@ type Satisfaction struct {
 
 // RatingInput is the body of POST /api/tickets/{id}/satisfaction.
 type RatingInput struct {
-	// Score is MinScore..MaxScore; 0 (absent) is refused.
-	Score int `json:"score"`
-	// Comment is optional, up to MaxRatingCommentLen characters; blank
-	// counts as none.
-	Comment *string `json:"comment,omitempty"`
+	// Score is MinScore..MaxScore; 0 (absent) is out of range.
+	Score int `json:"score" validate:"min=1,max=5"`
+	// Comment is optional and kept as written; blank counts as none.
+	Comment *string `json:"comment,omitempty" validate:"omitempty,max=2000,text"`
 }
 
 // Rater is who rates a ticket: a member of the tenant and their role in it.
@@ -69,17 +69,13 @@ func (s *Service) Rate(ctx context.Context, tenantID, ticketID string, by Rater,
 			return Satisfaction{}, fmt.Errorf("support: rate ticket %s: %w", ticketID, err)
 		}
 	}
-	errs := field.Errors{}
-	if in.Score < MinScore || in.Score > MaxScore {
-		errs.OutOfRange("score", MinScore, MaxScore)
-	}
-	var comment *string
+	var comment *string // the rating's own copy; blank counts as none
 	if in.Comment != nil && strings.TrimSpace(*in.Comment) != "" {
-		checkText(errs, "comment", *in.Comment, MaxRatingCommentLen, true)
 		c := *in.Comment
 		comment = &c
 	}
-	if err := errs.Err(); err != nil {
+	in.Comment = comment
+	if err := field.Check(in); err != nil {
 		return Satisfaction{}, fmt.Errorf("support: rate ticket %s: %w", ticketID, err)
 	}
 	if !id.Valid(id.Ticket, ticketID) {
@@ -88,7 +84,7 @@ func (s *Service) Rate(ctx context.Context, tenantID, ticketID string, by Rater,
 	var out Satisfaction
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		t, err := s.store.UpdateTicket(ctx, tenantID, ticketID, func(t *Ticket) error {
-			return s.rate(t, by, in.Score, comment, &out)
+			return s.rate(t, by, in.Score, in.Comment, &out)
 		})
 		if err != nil {
 			return err

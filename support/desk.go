@@ -33,13 +33,14 @@ type TenantTicket struct {
 }
 
 // AgentFilter selects and pages tickets across tenants. The fields are
-// strings, as they arrive in query parameters; Desk.Tickets checks them.
+// strings, as they arrive in query parameters; Desk.Tickets checks them
+// against their tags, which name them by their parameters.
 type AgentFilter struct {
 	// TenantID keeps the tickets of this tenant ("" = every tenant).
-	TenantID string
+	TenantID string `json:"tenant_id" validate:"omitempty,id=ten"`
 	// Status and Priority keep tickets with these values ("" = any).
-	Status   string
-	Priority string
+	Status   string `json:"status" validate:"omitempty,oneof=open pending on_hold solved closed"`
+	Priority string `json:"priority" validate:"omitempty,oneof=low normal high urgent"`
 	// AssigneeID keeps tickets assigned to this agent ("" = anyone's and
 	// nobody's).
 	AssigneeID string
@@ -70,15 +71,14 @@ func NewDesk(svc *Service, store AgentStore) *Desk { return &Desk{svc: svc, stor
 // ("priority"), a malformed tenant id ("tenant_id") or assignee
 // ("assignee"), or a bad cursor ("cursor").
 func (d *Desk) Tickets(ctx context.Context, f AgentFilter) ([]TenantTicket, bool, error) {
-	lf, err := ListFilter{Status: f.Status, Priority: f.Priority, Limit: f.Limit, Before: f.Before}.normalize()
 	errs := field.Errors{}
-	if f.TenantID != "" && !id.Valid(id.Tenant, f.TenantID) {
-		errs.Add("tenant_id", field.Invalid, "must be a tenant id: ten_ and 26 lower-case letters and digits")
-	}
+	errs.Merge(field.Check(f))
 	if f.AssigneeID != "" {
 		checkRef(errs, "assignee", f.AssigneeID)
 	}
-	if err := joinInvalid(err, errs); err != nil {
+	lf, err := ListFilter{Limit: f.Limit, Before: f.Before}.normalize()
+	errs.Merge(err)
+	if err := errs.Err(); err != nil {
 		return nil, false, fmt.Errorf("support: list tickets of every tenant: %w", err)
 	}
 	f.Limit = lf.Limit
@@ -90,17 +90,6 @@ func (d *Desk) Tickets(ctx context.Context, f AgentFilter) ([]TenantTicket, bool
 		ts = []TenantTicket{}
 	}
 	return ts, more, nil
-}
-
-// joinInvalid merges the field errors of err (an *InvalidError or nil)
-// into errs and returns them all.
-func joinInvalid(err error, errs field.Errors) error {
-	if ie, ok := err.(*field.InvalidError); ok {
-		for _, fe := range ie.Errors() {
-			errs.Add(fe.Field, fe.Code, fe.Message)
-		}
-	}
-	return errs.Err()
 }
 
 // Ticket returns the ticket with id, whichever tenant owns it, whatever

@@ -1,6 +1,7 @@
 package support
 
 import (
+	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -8,95 +9,80 @@ import (
 	"github.com/tenantkit/tenantkit/field"
 )
 
-// Bounds of a ticket's text, in characters (Unicode code points).
-const (
-	MaxSubjectLen     = 200
-	MaxDescriptionLen = 10000
-	// MaxRefLen bounds the ids of requesters and assignees; tenantkit's own
-	// are 30 characters, a host's may be longer.
-	MaxRefLen = 64
-	// MaxEmailLen and MaxNameLen bound the requester snapshot.
-	MaxEmailLen = 254
-	MaxNameLen  = 200
-)
+// MaxRefLen bounds the ids of requesters, authors and assignees, in
+// bytes; tenantkit's own are 30 characters, a host's may be longer. The
+// rule is checkRef's, not a tag's: its one code (invalid) covers every way
+// an id can be malformed.
+const MaxRefLen = 64
 
 // CreateTicketInput is what a requester sends to open a ticket: the body
-// of POST /api/tickets, decoded as is. Service.Create checks every field
-// (validateCreate is the one place its rules live) and answers an
-// *InvalidError naming each field by its JSON path.
+// of POST /api/tickets, decoded as is. Service.Create checks its tags once
+// the subject is trimmed, then each tag with NormalizeTag, and reports
+// every failure by its JSON path.
 type CreateTicketInput struct {
-	// Subject is one line, 1..MaxSubjectLen characters once trimmed.
-	Subject string `json:"subject"`
-	// Description is 1..MaxDescriptionLen characters, kept as written
-	// (line breaks and indentation matter in pasted logs).
-	Description string `json:"description"`
+	// Subject is one line, trimmed before it is checked and kept.
+	Subject string `json:"subject" validate:"required,max=200,line"`
+	// Description is kept as written (line breaks and indentation matter
+	// in pasted logs); a blank one counts as missing.
+	Description string `json:"description" validate:"required,max=10000,text"`
 	// Priority is one of Priorities; empty means DefaultPriority.
-	Priority string `json:"priority,omitempty"`
-	// Tags are at most MaxTags labels, normalised by NormalizeTag and
-	// de-duplicated keeping their order.
-	Tags []string `json:"tags,omitempty"`
+	Priority string `json:"priority,omitempty" validate:"omitempty,oneof=low normal high urgent"`
+	// Tags are labels, normalised by NormalizeTag and de-duplicated
+	// keeping their order. They are counted as sent, so that eleven copies
+	// of one tag are too many even though one would remain.
+	Tags []string `json:"tags,omitempty" validate:"max=10"`
 }
 
-// ticketFields is a CreateTicketInput that passed validation, normalised.
-type ticketFields struct {
-	subject, description string
-	priority             Priority
-	requester            Requester
-	tags                 []string
-}
-
-// validateCreate checks every field of a new ticket and returns it
-// normalised, or an *InvalidError listing every failure at once.
-func validateCreate(req Requester, in CreateTicketInput) (ticketFields, error) {
+// newTicket checks a new ticket of requester req and returns its fields
+// from the input, normalised, or an *InvalidError listing every failure at
+// once.
+func newTicket(req Requester, in CreateTicketInput) (Ticket, error) {
+	t := Ticket{
+		Subject:     strings.TrimSpace(in.Subject),
+		Description: in.Description,
+		Priority:    DefaultPriority,
+		Requester: Requester{
+			ID:    strings.TrimSpace(req.ID),
+			Email: strings.TrimSpace(req.Email),
+			Name:  strings.TrimSpace(req.Name),
+		},
+	}
+	in.Subject, in.Description = t.Subject, unlessBlank(in.Description)
 	errs := field.Errors{}
-	f := ticketFields{
-		subject:     strings.TrimSpace(in.Subject),
-		description: in.Description,
-		priority:    DefaultPriority,
-	}
-	checkText(errs, "subject", f.subject, MaxSubjectLen, false)
-	checkText(errs, "description", f.description, MaxDescriptionLen, true)
+	errs.Merge(field.Check(in))
+	t.Tags = normalizeTags(in.Tags, errs)
+	checkRef(errs, "requester.id", t.Requester.ID)
+	checkUnder(errs, "requester", t.Requester)
 	if in.Priority != "" {
-		f.priority = Priority(in.Priority)
-		if !f.priority.Valid() {
-			errs.OneOf("priority", names(Priorities())...)
-		}
+		t.Priority = Priority(in.Priority)
 	}
-	f.tags = normalizeTags(in.Tags, errs)
-	f.requester = Requester{
-		ID:    strings.TrimSpace(req.ID),
-		Email: strings.TrimSpace(req.Email),
-		Name:  strings.TrimSpace(req.Name),
-	}
-	checkRef(errs, "requester.id", f.requester.ID)
-	checkOptional(errs, "requester.email", f.requester.Email, MaxEmailLen)
-	checkOptional(errs, "requester.name", f.requester.Name, MaxNameLen)
-	return f, errs.Err()
+	return t, errs.Err()
 }
 
-// checkText records why s is not acceptable text of 1..max characters:
-// valid UTF-8, not blank, no control characters except, when multiline,
-// tab and line breaks. Postgres refuses NUL and invalid UTF-8 outright, so
-// letting them through would turn a client's mistake into a 500.
-func checkText(errs field.Errors, path, s string, max int, multiline bool) {
-	switch {
-	case strings.TrimSpace(s) == "":
-		errs.Required(path)
-	case !utf8.ValidString(s):
-		errs.Add(path, field.InvalidUTF8, "must be valid UTF-8")
-	case utf8.RuneCountInString(s) > max:
-		errs.TooLong(path, max)
-	case strings.IndexByte(s, 0) >= 0:
-		errs.Add(path, field.NulByte, "must not contain NUL (U+0000)")
-	case hasControl(s, multiline) && multiline:
-		errs.Add(path, field.ControlCharacter, "must not contain control characters other than tab and line breaks")
-	case hasControl(s, multiline):
-		errs.Add(path, field.ControlCharacter, "must be a single line without control characters")
+// unlessBlank returns s, or "" when s is only white space, so that a
+// `required` tag refuses blank text that is kept as written.
+func unlessBlank(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return s
+}
+
+// checkUnder records in errs what field.Check finds in v, a part of the
+// input named prefix ("requester"), under paths such as "requester.email".
+func checkUnder(errs field.Errors, prefix string, v any) {
+	var ie *field.InvalidError
+	if errors.As(field.Check(v), &ie) {
+		for _, fe := range ie.Errors() {
+			errs.Add(prefix+"."+fe.Field, fe.Code, fe.Message)
+		}
 	}
 }
 
 // checkRef records why s is not a usable reference to a person: 1..MaxRefLen
-// printable characters without spaces.
+// bytes of valid UTF-8 without spaces or control characters. The ids are
+// the host's (agents) or the caller's (requesters), so no tag's id shape
+// applies.
 func checkRef(errs field.Errors, path, s string) {
 	switch {
 	case s == "":
@@ -108,33 +94,11 @@ func checkRef(errs field.Errors, path, s string) {
 	}
 }
 
-// checkOptional records why s, which may be empty, is not a single line of
-// at most max characters.
-func checkOptional(errs field.Errors, path, s string, max int) {
-	if s != "" {
-		checkText(errs, path, s, max, false)
-	}
-}
-
-// hasControl reports whether s holds a control character; multiline text
-// may hold tab, line feed and carriage return.
-func hasControl(s string, multiline bool) bool {
-	return strings.IndexFunc(s, func(r rune) bool {
-		if multiline && (r == '\t' || r == '\n' || r == '\r') {
-			return false
-		}
-		return unicode.IsControl(r)
-	}) >= 0
-}
-
 // join lists statuses or priorities for a message: "low, normal, high, urgent".
-func join[T ~string](xs []T) string { return strings.Join(names(xs), ", ") }
-
-// names returns statuses or priorities as strings.
-func names[T ~string](xs []T) []string {
+func join[T ~string](xs []T) string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
 		out[i] = string(x)
 	}
-	return out
+	return strings.Join(out, ", ")
 }

@@ -49,6 +49,8 @@ func TestCreateValidation(t *testing.T) {
 			[]field.Error{fe("subject", field.Required, required)}},
 		{"ErrSubjectTooLong", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = repeat("é", 201) },
 			[]field.Error{fe("subject", field.TooLong, "must have at most 200 characters")}},
+		{"ErrSubjectTooLongAndBadUTF8", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = repeat("é", 200) + "\xff" },
+			[]field.Error{fe("subject", field.TooLong, "must have at most 200 characters")}}, // length is checked first
 		{"ErrSubjectMultiline", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = "one\ntwo" },
 			[]field.Error{fe("subject", field.ControlCharacter, singleLine)}},
 		{"ErrSubjectBadUTF8", func(_ *support.Requester, in *support.CreateTicketInput) { in.Subject = "bad \xff" },
@@ -85,6 +87,8 @@ func TestCreateValidation(t *testing.T) {
 			[]field.Error{fe("requester.id", field.Invalid, refRule)}},
 		{"ErrRequesterEmailTooLong", func(r *support.Requester, _ *support.CreateTicketInput) { r.Email = repeat("a", 250) + "@x.io" },
 			[]field.Error{fe("requester.email", field.TooLong, "must have at most 254 characters")}},
+		{"ErrRequesterNameTooLong", func(r *support.Requester, _ *support.CreateTicketInput) { r.Name = repeat("é", 201) },
+			[]field.Error{fe("requester.name", field.TooLong, "must have at most 200 characters")}},
 		{"ErrRequesterNameControl", func(r *support.Requester, _ *support.CreateTicketInput) { r.Name = "Ana\x1b[31m" },
 			[]field.Error{fe("requester.name", field.ControlCharacter, singleLine)}},
 		{"ErrEverything", func(r *support.Requester, in *support.CreateTicketInput) {

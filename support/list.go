@@ -16,12 +16,13 @@ const (
 )
 
 // ListFilter selects and pages a tenant's tickets. The fields are strings,
-// as they arrive in query parameters; Service.List checks them.
+// as they arrive in query parameters; Service.List checks them against
+// their tags, which name them by their parameters.
 type ListFilter struct {
 	// Status keeps tickets in this status ("" = any).
-	Status string
+	Status string `json:"status" validate:"omitempty,oneof=open pending on_hold solved closed"`
 	// Priority keeps tickets of this priority ("" = any).
-	Priority string
+	Priority string `json:"priority" validate:"omitempty,oneof=low normal high urgent"`
 	// RequesterID keeps tickets opened by this user ("" = anyone); the
 	// HTTP edge sets it to the caller for requester=me.
 	RequesterID string
@@ -47,12 +48,7 @@ func (f ListFilter) normalize() (ListFilter, error) {
 		f.Limit = MaxListLimit
 	}
 	errs := field.Errors{}
-	if f.Status != "" && !Status(f.Status).Valid() {
-		errs.OneOf("status", names(Statuses())...)
-	}
-	if f.Priority != "" && !Priority(f.Priority).Valid() {
-		errs.OneOf("priority", names(Priorities())...)
-	}
+	errs.Merge(field.Check(f))
 	if f.Before != "" && !id.Valid(id.Ticket, f.Before) {
 		errs.Add("cursor", field.Invalid, "must point at a ticket of an earlier page")
 	}

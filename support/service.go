@@ -73,7 +73,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 	if err != nil {
 		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
 	}
-	f, err := validateCreate(requester, in)
+	t, err := newTicket(requester, in)
 	if err != nil {
 		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
 	}
@@ -81,7 +81,6 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 	if err != nil {
 		return Ticket{}, fmt.Errorf("support: create ticket: %w", err)
 	}
-	var t Ticket
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		if err := s.ent.Use(ctx, allowance, 1); err != nil {
 			return err
@@ -93,18 +92,8 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 		// The id and times are taken after the number, which concurrent
 		// creates wait for, so that newest-first by id is also by number.
 		now := s.clock()
-		t = Ticket{
-			ID:          id.New(id.Ticket),
-			Number:      n,
-			Subject:     f.subject,
-			Description: f.description,
-			Status:      StatusOpen,
-			Priority:    f.priority,
-			Requester:   f.requester,
-			Tags:        f.tags,
-			CreatedAt:   now,
-			UpdatedAt:   now,
-		}
+		t.ID, t.Number, t.Status = id.New(id.Ticket), n, StatusOpen
+		t.CreatedAt, t.UpdatedAt = now, now
 		if withSLA {
 			setTargets(&t)
 			t.SLABreached = new(bool)

@@ -77,9 +77,10 @@ func (t Tags) MarshalJSON() ([]byte, error) {
 
 // Requester is who opened a ticket. It is a snapshot taken at creation:
 // renaming the user later does not rewrite their old tickets, and support
-// needs no access to tenancy's users to show them.
+// needs no access to tenancy's users to show them. Email and Name may be
+// empty; ID is 1..MaxRefLen bytes without spaces or control characters.
 type Requester struct {
 	ID    string `json:"id"`
-	Email string `json:"email"`
-	Name  string `json:"name"`
+	Email string `json:"email" validate:"omitempty,max=254,line"`
+	Name  string `json:"name" validate:"omitempty,max=200,line"`
 }

@@ -7,13 +7,9 @@ import (
 	"github.com/tenantkit/tenantkit/field"
 )
 
-// Bounds of a ticket's tags.
-const (
-	// MaxTags is how many tags a ticket may carry.
-	MaxTags = 10
-	// MaxTagLen is the longest tag, in characters, after normalisation.
-	MaxTagLen = 32
-)
+// MaxTagLen is the longest tag, in characters, after normalisation. How
+// many tags a ticket takes is the `max` tag of the inputs' Tags.
+const MaxTagLen = 32
 
 // tagRule is the message for a tag that cannot be normalised; it follows
 // the field name ("tags[2] must be …"). The 32 is MaxTagLen, which a test
@@ -40,16 +36,15 @@ func NormalizeTag(raw string) (tag string, ok bool) {
 }
 
 // normalizeTags normalises every tag and drops repeats, keeping the first
-// occurrence's place. The count is checked on the input as sent, so that
-// eleven copies of one tag are too many even though one would remain.
-// Failures are recorded under "tags" or "tags[i]" (i indexes the input).
-// The result is never nil.
+// occurrence's place. Failures are recorded under "tags[i]" (i indexes the
+// input); none are looked for when errs holds one for "tags" already (too
+// many), so that a long list does not turn into as many errors. The result
+// is never nil.
 func normalizeTags(raw []string, errs field.Errors) []string {
-	if len(raw) > MaxTags {
-		errs.Addf("tags", field.TooMany, "must have at most %d items", MaxTags)
-		return []string{}
+	out := []string{}
+	if _, tooMany := errs["tags"]; tooMany {
+		return out
 	}
-	out := make([]string, 0, len(raw))
 	seen := make(map[string]bool, len(raw))
 	for i, r := range raw {
 		tag, ok := NormalizeTag(r)

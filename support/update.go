@@ -11,18 +11,19 @@ import (
 
 // UpdateTicketInput is what the tenant's side sends to change a ticket:
 // the body of PATCH /api/tickets/{id}, decoded as is. A nil field is left
-// as it is; Service.Update checks the others.
+// as it is; the others must meet their tags (omitnil: an empty string is
+// checked, and refused).
 type UpdateTicketInput struct {
 	// Status is where to move the ticket, along the transition table
 	// (see Transitions).
-	Status *string `json:"status,omitempty"`
+	Status *string `json:"status,omitempty" validate:"omitnil,oneof=open pending on_hold solved closed"`
 	// Priority is one of Priorities. With service level targets, changing
 	// it moves the due times to those of the new priority, counted from
 	// the ticket's creation.
-	Priority *string `json:"priority,omitempty"`
-	// Tags replace the ticket's tags, normalised as on create (see
-	// NormalizeTag): at most MaxTags, de-duplicated.
-	Tags *[]string `json:"tags,omitempty"`
+	Priority *string `json:"priority,omitempty" validate:"omitnil,oneof=low normal high urgent"`
+	// Tags replace the ticket's tags, normalised and de-duplicated as on
+	// create (see CreateTicketInput.Tags).
+	Tags *[]string `json:"tags,omitempty" validate:"omitnil,max=10"`
 }
 
 // Update changes the tenant's ticket as in says, all of it or nothing:
@@ -38,21 +39,8 @@ func (s *Service) Update(ctx context.Context, tenantID, ticketID string, in Upda
 		return Ticket{}, fmt.Errorf("support: update ticket %s: %w", ticketID, err)
 	}
 	errs := field.Errors{}
-	var (
-		status   Status
-		priority Priority
-		tags     []string
-	)
-	if in.Status != nil {
-		if status = Status(*in.Status); !status.Valid() {
-			errs.OneOf("status", names(Statuses())...)
-		}
-	}
-	if in.Priority != nil {
-		if priority = Priority(*in.Priority); !priority.Valid() {
-			errs.OneOf("priority", names(Priorities())...)
-		}
-	}
+	errs.Merge(field.Check(in))
+	var tags []string
 	if in.Tags != nil {
 		tags = normalizeTags(*in.Tags, errs)
 	}
@@ -61,14 +49,14 @@ func (s *Service) Update(ctx context.Context, tenantID, ticketID string, in Upda
 	}
 	return s.update(ctx, tenantID, ticketID, "update ticket "+ticketID, func(t *Ticket) error {
 		next := *t
-		if in.Status != nil && status != t.Status {
-			if !CanTransition(t.Status, status) {
+		if in.Status != nil && Status(*in.Status) != t.Status {
+			if !CanTransition(t.Status, Status(*in.Status)) {
 				return transitionConflict(t.Status)
 			}
-			next.Status = status
+			next.Status = Status(*in.Status)
 		}
-		if in.Priority != nil && priority != t.Priority {
-			next.Priority = priority
+		if in.Priority != nil && Priority(*in.Priority) != t.Priority {
+			next.Priority = Priority(*in.Priority)
 			if t.FirstResponseDueAt != nil || t.ResolutionDueAt != nil {
 				setTargets(&next)
 			}

@@ -8,14 +8,11 @@ import (
 	"github.com/tenantkit/tenantkit/internal/id"
 )
 
-// maxQueryLen bounds a search text, in characters.
-const maxQueryLen = 200
-
 // SearchFilter selects a page of tenants or users.
 type SearchFilter struct {
 	// Query, when set, keeps the tenants whose slug or name, or the users
 	// whose email or name, contains it, ignoring case.
-	Query string
+	Query string `json:"q" validate:"max=200,text"`
 	// Limit is the page size: 20 when 0, clamped to 1..100.
 	Limit int
 	// Before continues a list after the item with this id.
@@ -117,10 +114,10 @@ func (s *Index) APIKeys(ctx context.Context, tenantRef string, f KeyFilter) ([]A
 	return ks, more, nil
 }
 
-// checkSearch checks a search's text and position.
+// checkSearch checks a search's text (its tag) and position.
 func checkSearch(f SearchFilter, prefix, what string) error {
 	fe := field.Errors{}
-	fe.Text("q", f.Query, false, maxQueryLen)
+	fe.Merge(field.Check(f))
 	if f.Before != "" && !id.Valid(prefix, f.Before) {
 		fe.Add("cursor", field.Invalid, "must be "+what)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 )
 
@@ -129,39 +130,29 @@ func (s *Keys) inTx(ctx context.Context, fn func(ctx context.Context) error) err
 	return s.tx.InTx(ctx, fn)
 }
 
-// CreateAPIKeyInput is what Keys.Create needs.
+// CreateAPIKeyInput is what Keys.Create needs. The tags are the rules of
+// Scopes (Scopes(), no other) and Name; the user and tenant must exist.
 type CreateAPIKeyInput struct {
 	// UserEmail names the key's user.
 	UserEmail string
 	// UserID names the key's user by id instead, when set.
 	UserID string
 	// Scopes the key carries; at least one.
-	Scopes []Scope
+	Scopes []Scope `json:"scopes" validate:"required,min=1,dive,oneof=collections:read collections:write tickets:read tickets:write"`
 	// Tenant (id or slug) pins the key to one tenant; optional.
 	Tenant string
 	// Name helps people recognise the key; optional.
-	Name string
+	Name string `json:"name" validate:"max=200,line"`
 }
 
 // Create creates a key and returns it with its secret, which is not
 // stored and cannot be shown again. InvalidError (fields "scopes",
-// "name"); ErrNotFound for an unknown user or tenant; ErrNotMember when
-// the key is pinned to a tenant its user does not belong to.
+// "scopes[i]", "name"); ErrNotFound for an unknown user or tenant;
+// ErrNotMember when the key is pinned to a tenant its user does not belong
+// to.
 func (s *Keys) Create(ctx context.Context, in CreateAPIKeyInput) (APIKey, string, error) {
-	fields := map[string]string{}
-	if len(in.Scopes) == 0 {
-		fields["scopes"] = "at least one scope is required"
-	}
-	for _, sc := range in.Scopes {
-		if !sc.Valid() {
-			fields["scopes"] = fmt.Sprintf("unknown scope %q (known: %v)", sc, Scopes())
-		}
-	}
-	if len(in.Name) > maxNameLen {
-		fields["name"] = fmt.Sprintf("must be at most %d characters", maxNameLen)
-	}
-	if len(fields) > 0 {
-		return APIKey{}, "", fmt.Errorf("tenancy: create api key: %w", &InvalidError{Fields: fields})
+	if err := field.Check(in); err != nil {
+		return APIKey{}, "", fmt.Errorf("tenancy: create api key: %w", err)
 	}
 	ref := in.UserEmail
 	if in.UserID != "" {

@@ -34,7 +34,7 @@ func TestService_CreateAPIKey(t *testing.T) {
 			{"OKUnpinned", tenancy.CreateAPIKeyInput{UserEmail: user.Email, Scopes: []tenancy.Scope{read}, Name: "ci"}, []tenancy.Scope{read}, "", nil, nil},
 			{"OKPinnedBySlug", tenancy.CreateAPIKeyInput{UserEmail: user.Email, Scopes: []tenancy.Scope{write, read, write}, Tenant: tenant.Slug}, []tenancy.Scope{read, write}, tenant.ID, nil, nil},
 			{"ErrScopesRequired", tenancy.CreateAPIKeyInput{UserEmail: user.Email}, nil, "", tenancy.ErrInvalid, []string{"scopes"}},
-			{"ErrScopeUnknown", tenancy.CreateAPIKeyInput{UserEmail: user.Email, Scopes: []tenancy.Scope{read, "admin:all"}}, nil, "", tenancy.ErrInvalid, []string{"scopes"}},
+			{"ErrScopeUnknown", tenancy.CreateAPIKeyInput{UserEmail: user.Email, Scopes: []tenancy.Scope{read, "admin:all"}}, nil, "", tenancy.ErrInvalid, []string{"scopes[1]"}},
 			{"ErrNameTooLong", tenancy.CreateAPIKeyInput{UserEmail: user.Email, Scopes: []tenancy.Scope{read}, Name: strings.Repeat("k", 201)}, nil, "", tenancy.ErrInvalid, []string{"name"}},
 			{"ErrNotFoundUser", tenancy.CreateAPIKeyInput{UserEmail: "nobody@example.com", Scopes: []tenancy.Scope{read}}, nil, "", tenancy.ErrNotFound, nil},
 			{"ErrNotFoundTenant", tenancy.CreateAPIKeyInput{UserEmail: user.Email, Scopes: []tenancy.Scope{read}, Tenant: "no-such-tenant"}, nil, "", tenancy.ErrNotFound, nil},

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
-	"unicode/utf8"
 
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 )
 
@@ -46,7 +46,8 @@ const (
 )
 
 // Bounds of a notification, so that no caller can grow a tenant's list
-// without limit. Characters are Unicode code points.
+// without limit. Characters are Unicode code points. The tags of
+// NewNotification state the same numbers.
 const (
 	// MaxNotificationTitle is the longest title, in characters.
 	MaxNotificationTitle = 200
@@ -57,25 +58,30 @@ const (
 )
 
 const (
-	maxNotificationType = 64  // bytes
-	maxNotificationKey  = 200 // bytes
-	defaultListLimit    = 20  // notifications per page when unset
-	maxListLimit        = 100 // notifications per page at most
+	defaultListLimit = 20  // notifications per page when unset
+	maxListLimit     = 100 // notifications per page at most
 )
 
+// notificationTypeRE is a type's form; its length is the tag's.
 var notificationTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
 
-// NewNotification is what Notifications.Notify needs.
+// NewNotification is what Notifications.Notify needs. Its tags are the
+// rules of each value; the type's form and the size of Data are checked by
+// Notify.
 type NewNotification struct {
-	Type  string
-	Title string
-	Body  string
-	Data  map[string]any
+	// Type is dotted and lower case, "<resource>.<event>".
+	Type string `json:"type" validate:"required,max=64"`
+	// Title is one line, MaxNotificationTitle characters at most.
+	Title string `json:"title" validate:"required,max=200,line"`
+	// Body may run over lines, MaxNotificationBody characters at most.
+	Body string `json:"body" validate:"max=2000,text"`
+	// Data is at most MaxNotificationData bytes encoded as JSON.
+	Data map[string]any `json:"data"`
 	// Key, when set, names the event the notification reports (a webhook
 	// event id, "entitlement.threshold:support.tickets:2026-11:80"): a
 	// tenant gets at most one notification per key, and Notify answers
 	// ErrConflict for the second. Keys are not shown to the tenant.
-	Key string
+	Key string `json:"key" validate:"max=200,line"`
 }
 
 // NotificationFilter selects a page of a tenant's notifications.
@@ -141,8 +147,7 @@ func NewNotifications(store NotificationStore, opts ...Option) *Notifications {
 // Notify creates a notification for the tenant. It runs on the transaction
 // carried by ctx, so a domain that calls it inside its own transaction
 // gets a notification if and only if its change commits.
-// InvalidError (ErrInvalid) for a bad type, a missing or long title, a long
-// body or data; ErrConflict when n.Key was used before; ErrNotFound when
+// InvalidError (ErrInvalid) for a value its rules refuse (NewNotification); ErrConflict when n.Key was used before; ErrNotFound when
 // the tenant does not exist.
 func (s *Notifications) Notify(ctx context.Context, tenantID string, n NewNotification) (Notification, error) {
 	data, err := checkNotification(n)
@@ -163,33 +168,25 @@ func (s *Notifications) Notify(ctx context.Context, tenantID string, n NewNotifi
 // checkNotification validates n and returns its data as a Store returns
 // it, so that Notify's result reads exactly like a later listing.
 func checkNotification(n NewNotification) (map[string]any, error) {
-	fields := map[string]string{}
-	if len(n.Type) > maxNotificationType || !notificationTypeRE.MatchString(n.Type) {
-		fields["type"] = fmt.Sprintf("must be a dotted lower-case name of at most %d characters, e.g. %q", maxNotificationType, NotificationModuleToggled)
-	}
-	if n.Title == "" || utf8.RuneCountInString(n.Title) > MaxNotificationTitle {
-		fields["title"] = fmt.Sprintf("must be 1-%d characters", MaxNotificationTitle)
-	}
-	if utf8.RuneCountInString(n.Body) > MaxNotificationBody {
-		fields["body"] = fmt.Sprintf("must be at most %d characters", MaxNotificationBody)
-	}
-	if len(n.Key) > maxNotificationKey {
-		fields["key"] = fmt.Sprintf("must be at most %d bytes", maxNotificationKey)
+	f := field.Errors{}
+	f.Merge(field.Check(n))
+	if !notificationTypeRE.MatchString(n.Type) {
+		f.Addf("type", field.Invalid, "must be a dotted lower-case name, e.g. %q", NotificationModuleToggled)
 	}
 	var data map[string]any
 	encoded, err := encodeData(n.Data)
 	switch {
 	case err != nil:
-		fields["data"] = "must be encodable as JSON"
+		f.Add("data", field.Invalid, "must be encodable as JSON")
 	case len(encoded) > MaxNotificationData:
-		fields["data"] = fmt.Sprintf("must encode to at most %d bytes of JSON", MaxNotificationData)
+		f.Addf("data", field.Invalid, "must encode to at most %d bytes of JSON", MaxNotificationData)
 	default:
 		if data, err = decodeData(encoded); err != nil {
-			fields["data"] = "must be a JSON object"
+			f.Add("data", field.Invalid, "must be a JSON object")
 		}
 	}
-	if len(fields) > 0 {
-		return nil, &InvalidError{Fields: fields}
+	if err := f.Err(); err != nil {
+		return nil, err
 	}
 	return data, nil
 }

@@ -9,85 +9,61 @@ import (
 	"github.com/tenantkit/tenantkit/field"
 )
 
-// Bounds of SubmitInput.
+// Bounds of SubmitInput and of a decision; the tags state the same numbers.
 const (
 	// MaxRequestNoteLen is the longest note of a request, in characters.
 	MaxRequestNoteLen = 1000
 	// MaxReasonLen is the longest reason of a decision, in characters.
 	MaxReasonLen = 1000
-	// maxRefLen bounds plan and module ids in requests; catalog ids are
-	// far shorter.
-	maxRefLen = 100
 )
 
 // SubmitInput is the body of POST /api/contract-requests, decoded as is.
-// Service.Submit checks its shape (validateSubmit), then checks it against
-// the catalog and the tenant's terms.
+// Its tags are the rules of each value; Service.Submit checks them
+// (validateSubmit), then which target the type needs, then the request
+// against the catalog and the tenant's terms.
 type SubmitInput struct {
 	// Type is change_plan, add_module, remove_module or change_seats.
-	Type string `json:"type"`
+	Type string `json:"type" validate:"required,oneof=change_plan add_module remove_module change_seats"`
 	// PlanID is required for change_plan and refused otherwise.
-	PlanID *string `json:"plan_id,omitempty"`
+	PlanID *string `json:"plan_id,omitempty" validate:"omitempty,min=1,max=100,line"`
 	// ModuleID is required for add_module and remove_module and refused
 	// otherwise.
-	ModuleID *string `json:"module_id,omitempty"`
+	ModuleID *string `json:"module_id,omitempty" validate:"omitempty,min=1,max=100,line"`
 	// Seats is required for change_seats (1..MaxSeats) and
 	// refused otherwise.
-	Seats *int `json:"seats,omitempty"`
+	Seats *int `json:"seats,omitempty" validate:"omitempty,min=1,max=100000"`
 	// Effective is next_period or immediately.
-	Effective string `json:"effective"`
-	// Note is free text for the operator, up to MaxRequestNoteLen characters.
-	Note string `json:"note,omitempty"`
+	Effective string `json:"effective" validate:"required,oneof=next_period immediately"`
+	// Note is free text for the operator, up to MaxRequestNoteLen
+	// characters once trimmed.
+	Note string `json:"note,omitempty" validate:"max=1000,text"`
 }
 
-// validateSubmit checks the shape of in and returns the request it asks
-// for (without id, tenant, status or times).
+// validateSubmit checks in and returns the request it asks for (without
+// id, tenant, status or times). The target a type needs is checked first,
+// so that a target sent for another type is told to go, whatever it holds.
 func validateSubmit(in SubmitInput) (Request, error) {
+	in.Note = strings.TrimSpace(in.Note)
+	req := Request{Type: ChangeType(in.Type), Effective: Effective(in.Effective), Note: in.Note,
+		PlanID: clone(in.PlanID), ModuleID: clone(in.ModuleID), Seats: clone(in.Seats)}
 	f := field.Errors{}
-	req := Request{Type: ChangeType(in.Type), Effective: Effective(in.Effective)}
-	switch {
-	case in.Type == "":
-		f.Required("type")
-	case !req.Type.Valid():
-		f.OneOf("type", string(ChangePlan), string(AddModule), string(RemoveModule), string(ChangeSeats))
-	}
-	switch {
-	case in.Effective == "":
-		f.Required("effective")
-	case !req.Effective.Valid():
-		f.OneOf("effective", string(EffectiveNextPeriod), string(EffectiveImmediately))
-	}
-	wants := map[string]bool{
-		"plan_id":   req.Type == ChangePlan,
-		"module_id": req.Type == AddModule || req.Type == RemoveModule,
-		"seats":     req.Type == ChangeSeats,
-	}
-	given := map[string]bool{"plan_id": in.PlanID != nil, "module_id": in.ModuleID != nil, "seats": in.Seats != nil}
-	for _, name := range []string{"plan_id", "module_id", "seats"} {
-		switch {
-		case !req.Type.Valid():
-		case wants[name] && !given[name]:
-			f.Addf(name, field.Required, "is required for type %s", req.Type)
-		case !wants[name] && given[name]:
-			f.Addf(name, field.Invalid, "must be omitted for type %s", req.Type)
+	if req.Type.Valid() {
+		wants := map[string]bool{
+			"plan_id":   req.Type == ChangePlan,
+			"module_id": req.Type == AddModule || req.Type == RemoveModule,
+			"seats":     req.Type == ChangeSeats,
+		}
+		given := map[string]bool{"plan_id": in.PlanID != nil, "module_id": in.ModuleID != nil, "seats": in.Seats != nil}
+		for _, name := range []string{"plan_id", "module_id", "seats"} {
+			switch {
+			case wants[name] && !given[name]:
+				f.Addf(name, field.Required, "is required for type %s", req.Type)
+			case !wants[name] && given[name]:
+				f.Addf(name, field.Invalid, "must be omitted for type %s", req.Type)
+			}
 		}
 	}
-	if in.PlanID != nil {
-		f.Text("plan_id", *in.PlanID, true, maxRefLen)
-		req.PlanID = ptrTo(*in.PlanID)
-	}
-	if in.ModuleID != nil {
-		f.Text("module_id", *in.ModuleID, true, maxRefLen)
-		req.ModuleID = ptrTo(*in.ModuleID)
-	}
-	if in.Seats != nil {
-		if *in.Seats < 1 || *in.Seats > MaxSeats {
-			f.OutOfRange("seats", 1, MaxSeats)
-		}
-		req.Seats = ptrTo(*in.Seats)
-	}
-	req.Note = strings.TrimSpace(in.Note)
-	f.Text("note", req.Note, false, MaxRequestNoteLen)
+	f.Merge(field.Check(in))
 	if err := f.Err(); err != nil {
 		return Request{}, err
 	}
@@ -179,3 +155,12 @@ func describe(cat *catalog.Catalog, req Request) string {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// clone returns a copy of *p, or nil, so that a request shares nothing
+// with its input.
+func clone[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	return ptrTo(*p)
+}

@@ -3,12 +3,12 @@ package contract_test
 import (
 	"context"
 	"errors"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
@@ -32,45 +32,117 @@ func TestCanTransitionRequest(t *testing.T) {
 	}
 }
 
-// TestSubmitContractRequestInput checks the shape of requests, which is
-// refused before the tenant's contract is even read.
-func TestSubmitContractRequestInput(t *testing.T) {
+// TestInputRules checks the rules of the inputs, which refuse a request,
+// a preview, a decision or a filter before the tenant's contract, or any
+// store, is read: the fields, codes and messages, in the order found. A
+// case without want reaches the tenancy (errNoTenancy) or finds no request.
+func TestInputRules(t *testing.T) {
 	svc := contract.NewService(nil, failingTenancy{}, failingTenancy{}, direct{}, catalog.Default(), contract.WithClock(now))
+	ctx := context.Background()
+	submit := func(in contract.SubmitInput) func() error {
+		return func() error { _, err := svc.Submit(ctx, tenantA, "usr_x", in); return err }
+	}
+	seats := func(in contract.SubmitInput) contract.SubmitInput {
+		in.Type, in.Seats, in.Effective = "change_seats", intPtr(4), "next_period"
+		return in
+	}
+	preview := func(in contract.PreviewInput) func() error {
+		return func() error { _, err := svc.Preview(ctx, tenantA, in); return err }
+	}
+	reject := func(reason string) func() error {
+		return func() error { _, err := svc.Reject(ctx, "ccr_x", reason); return err }
+	}
+	list := func(f contract.Filter) func() error {
+		return func() error { _, _, err := svc.Requests(ctx, tenantA, f); return err }
+	}
+	listAll := func(f contract.AllFilter) func() error {
+		return func() error { _, _, err := svc.AllRequests(ctx, f); return err }
+	}
 	tests := []struct {
-		name       string
-		in         contract.SubmitInput
-		wantFields []string
+		name string
+		call func() error
+		want []string // "field code: message"
 	}{
-		{"Empty", contract.SubmitInput{}, []string{"effective", "type"}},
-		{"UnknownType", contract.SubmitInput{Type: "upgrade", Effective: "immediately"}, []string{"type"}},
-		{"UnknownEffective", contract.SubmitInput{Type: "change_plan", PlanID: str("growth"), Effective: "soon"}, []string{"effective"}},
-		{"PlanRequired", contract.SubmitInput{Type: "change_plan", Effective: "next_period"}, []string{"plan_id"}},
-		{"ModuleRequired", contract.SubmitInput{Type: "add_module", Effective: "next_period"}, []string{"module_id"}},
-		{"SeatsRequired", contract.SubmitInput{Type: "change_seats", Effective: "next_period"}, []string{"seats"}},
-		{"OtherTargetsRefused", contract.SubmitInput{Type: "remove_module", ModuleID: str("support.sla"), PlanID: str("growth"),
-			Seats: intPtr(3), Effective: "next_period"}, []string{"plan_id", "seats"}},
-		{"EmptyPlan", contract.SubmitInput{Type: "change_plan", PlanID: str(""), Effective: "next_period"}, []string{"plan_id"}},
-		{"SeatsOutOfRange", contract.SubmitInput{Type: "change_seats", Seats: intPtr(0), Effective: "next_period"}, []string{"seats"}},
-		{"NoteTooLong", contract.SubmitInput{Type: "change_seats", Seats: intPtr(4), Effective: "next_period",
-			Note: strings.Repeat("n", contract.MaxRequestNoteLen+1)}, []string{"note"}},
-		{"NoteControlCharacters", contract.SubmitInput{Type: "change_seats", Seats: intPtr(4), Effective: "next_period",
-			Note: "a\x00b"}, []string{"note"}},
+		{"SubmitEmpty", submit(contract.SubmitInput{}), []string{"type required: is required", "effective required: is required"}},
+		{"SubmitUnknownEnums", submit(contract.SubmitInput{Type: "upgrade", Effective: "soon"}), []string{
+			"type invalid: must be one of: change_plan, add_module, remove_module, change_seats",
+			"effective invalid: must be one of: next_period, immediately"}},
+		{"SubmitPlanRequired", submit(contract.SubmitInput{Type: "change_plan", Effective: "next_period"}),
+			[]string{"plan_id required: is required for type change_plan"}},
+		{"SubmitModuleRequired", submit(contract.SubmitInput{Type: "add_module", Effective: "next_period"}),
+			[]string{"module_id required: is required for type add_module"}},
+		{"SubmitSeatsRequired", submit(contract.SubmitInput{Type: "change_seats", Effective: "immediately"}),
+			[]string{"seats required: is required for type change_seats"}},
+		{"SubmitOtherTargetsRefused", submit(contract.SubmitInput{Type: "remove_module", ModuleID: str("support.sla"), PlanID: str(""),
+			Seats: intPtr(0), Effective: "next_period"}), []string{
+			"plan_id invalid: must be omitted for type remove_module", "seats invalid: must be omitted for type remove_module"}},
+		{"SubmitEmptyPlan", submit(contract.SubmitInput{Type: "change_plan", PlanID: str(""), Effective: "next_period"}),
+			[]string{"plan_id required: is required"}},
+		{"SubmitPlanTooLong", submit(contract.SubmitInput{Type: "change_plan", PlanID: str(strings.Repeat("p", 101)), Effective: "next_period"}),
+			[]string{"plan_id too_long: must have at most 100 characters"}},
+		{"SubmitModuleNotOneLine", submit(contract.SubmitInput{Type: "add_module", ModuleID: str("support.sla\n"), Effective: "next_period"}),
+			[]string{"module_id control_character: must be a single line without control characters"}},
+		{"SubmitSeatsZero", submit(contract.SubmitInput{Type: "change_seats", Seats: intPtr(0), Effective: "next_period"}),
+			[]string{"seats out_of_range: must be between 1 and 100000"}},
+		{"SubmitSeatsMax", submit(contract.SubmitInput{Type: "change_seats", Seats: intPtr(contract.MaxSeats), Effective: "next_period"}), nil},
+		{"SubmitSeatsOverMax", submit(contract.SubmitInput{Type: "change_seats", Seats: intPtr(contract.MaxSeats + 1), Effective: "next_period"}),
+			[]string{"seats out_of_range: must be between 1 and 100000"}},
+		{"SubmitNoteLongest", submit(seats(contract.SubmitInput{Note: " " + strings.Repeat("é", contract.MaxRequestNoteLen) + " "})), nil},
+		{"SubmitNoteTooLong", submit(seats(contract.SubmitInput{Note: strings.Repeat("n", contract.MaxRequestNoteLen+1)})),
+			[]string{"note too_long: must have at most 1000 characters"}},
+		{"SubmitNoteLines", submit(seats(contract.SubmitInput{Note: "more people\r\n\tsoon"})), nil},
+		{"SubmitNoteNul", submit(seats(contract.SubmitInput{Note: "a\x00b"})), []string{"note nul_byte: must not contain NUL (U+0000)"}},
+		{"SubmitNoteNotUTF8", submit(seats(contract.SubmitInput{Note: "a\xffb"})), []string{"note invalid_utf8: must be valid UTF-8"}},
+
+		{"PreviewNone", preview(contract.PreviewInput{}), nil},
+		{"PreviewEmptyPlan", preview(contract.PreviewInput{PlanID: str("")}), []string{"plan_id required: is required"}},
+		{"PreviewSeats", preview(contract.PreviewInput{Seats: intPtr(0)}), []string{"seats out_of_range: must be between 1 and 100000"}},
+		{"PreviewSeatsMax", preview(contract.PreviewInput{Seats: intPtr(contract.MaxSeats)}), nil},
+		{"PreviewNoModules", preview(contract.PreviewInput{Modules: []string{}}), nil},
+		{"PreviewFiftyModules", preview(contract.PreviewInput{Modules: slices.Repeat([]string{"support.sla"}, 50)}), nil},
+		{"PreviewTooManyModules", preview(contract.PreviewInput{Modules: slices.Repeat([]string{"support.sla"}, 51)}),
+			[]string{"modules too_many: must have at most 50 items"}},
+		{"PreviewModuleItems", preview(contract.PreviewInput{Modules: []string{"support.sla", "", "support.csat\x00"}}),
+			[]string{"modules[1] required: is required", "modules[2] nul_byte: must not contain NUL (U+0000)"}},
+		{"PreviewEmptyEffective", preview(contract.PreviewInput{Effective: str("")}),
+			[]string{"effective invalid: must be one of: next_period, immediately"}},
+		{"PreviewEffective", preview(contract.PreviewInput{Effective: str("immediately")}), nil},
+
+		{"DecisionReasonTrimmed", reject(" " + strings.Repeat("r", contract.MaxReasonLen) + "\n"), nil},
+		{"DecisionReasonTooLong", reject(strings.Repeat("r", contract.MaxReasonLen+1)),
+			[]string{"reason too_long: must have at most 1000 characters"}},
+		{"DecisionReasonBell", reject("no\a"),
+			[]string{"reason control_character: must not contain control characters other than tab and line breaks"}},
+
+		{"FilterStatus", list(contract.Filter{Status: "open", Before: "ccr_x"}), []string{
+			"status invalid: must be one of: pending, approved, applied, rejected, cancelled",
+			"cursor invalid: is not a contract request position"}},
+		{"AllFilter", listAll(contract.AllFilter{Filter: contract.Filter{Status: "done"}, TenantID: "acme"}), []string{
+			"status invalid: must be one of: pending, approved, applied, rejected, cancelled",
+			"tenant_id invalid: must be a tenant id: ten_ and 26 lower-case letters and digits"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := svc.Submit(context.Background(), tenantA, "usr_x", tc.in)
-			fields := fieldErrors(t, err)
-			if got := slices.Sorted(maps.Keys(fields)); !slices.Equal(got, tc.wantFields) {
-				t.Fatalf("invalid fields: got %v (%v), want %v", got, fields, tc.wantFields)
+			err := tc.call()
+			if tc.want == nil {
+				if !errors.Is(err, errNoTenancy) && !errors.Is(err, contract.ErrRequestNotFound) {
+					t.Fatalf("got %v, want the input to pass its rules", err)
+				}
+				return
+			}
+			var ie *tenancy.InvalidError
+			if !errors.As(err, &ie) || !errors.Is(err, tenancy.ErrInvalid) {
+				t.Fatalf("got error %v, want an *InvalidError", err)
+			}
+			var got []string
+			for _, fe := range ie.Errors() {
+				got = append(got, fe.Field+" "+fe.Code+": "+fe.Message)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("errors:\n got %q\nwant %q", got, tc.want)
 			}
 		})
 	}
-	t.Run("ValidReachesTheContract", func(t *testing.T) {
-		in := contract.SubmitInput{Type: "change_seats", Seats: intPtr(4), Effective: "next_period", Note: "  more people  "}
-		if _, err := svc.Submit(context.Background(), tenantA, "usr_x", in); !errors.Is(err, errNoTenancy) {
-			t.Fatalf("SubmitContractRequest: got %v, want the tenancy's error", err)
-		}
-	})
 }
 
 // TestNewService_NilTransactor: a contract service without a Transactor

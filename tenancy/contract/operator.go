@@ -24,15 +24,9 @@ type AllFilter struct {
 // *tenancy.InvalidError for an unknown status ("status"), a malformed
 // tenant id ("tenant_id") or a Before that is no request id ("cursor").
 func (s *Service) AllRequests(ctx context.Context, f AllFilter) ([]Request, bool, error) {
-	fe := field.Errors{}
-	if f.Status != "" && !RequestStatus(f.Status).Valid() {
-		fe.OneOf("status", "pending", "approved", "applied", "rejected", "cancelled")
-	}
+	fe := checkFilter(f.Filter)
 	if f.TenantID != "" && !id.Valid(id.Tenant, f.TenantID) {
 		fe.Add("tenant_id", field.Invalid, "must be a tenant id: ten_ and 26 lower-case letters and digits")
-	}
-	if f.Before != "" && !id.Valid(id.Contract, f.Before) {
-		fe.Add("cursor", field.Invalid, "is not a contract request position")
 	}
 	if err := fe.Err(); err != nil {
 		return nil, false, fmt.Errorf("contract: list requests of every tenant: %w", err)

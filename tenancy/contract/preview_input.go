@@ -7,27 +7,26 @@ import (
 	"github.com/tenantkit/tenantkit/field"
 )
 
-// MaxPreviewModules is the most modules a preview's hypothetical change
-// may list.
-const MaxPreviewModules = 50
-
 // PreviewInput is the body of POST /api/invoices/preview: an optional
 // hypothetical change of the tenant's contract. The zero value previews
-// the current contract for the current period.
+// the current contract for the current period. Its tags are the rules of
+// each value; ComputePreview checks the change against the catalog and
+// the contract's rules.
 type PreviewInput struct {
 	// PlanID, when set, is a plan to price instead of the current one.
-	PlanID *string `json:"plan_id,omitempty"`
-	// Seats, when set, is a number of seats to price instead.
-	Seats *int `json:"seats,omitempty"`
+	PlanID *string `json:"plan_id,omitempty" validate:"omitempty,min=1,max=100,line"`
+	// Seats, when set, is a number of seats to price instead
+	// (1..MaxSeats).
+	Seats *int `json:"seats,omitempty" validate:"omitempty,min=1,max=100000"`
 	// Modules, when present (even empty), is the whole set of add-on
-	// modules to price instead of the contracted ones; modules the plan
-	// includes are ignored.
-	Modules []string `json:"modules,omitempty"`
+	// modules to price instead of the contracted ones, at most 50; modules
+	// the plan includes are ignored.
+	Modules []string `json:"modules,omitempty" validate:"max=50,dive,min=1,max=100,line"`
 	// Effective is when the change would take effect: next_period (the
 	// default) or immediately (prorated). Given alone, next_period previews
 	// the next period's invoice of the current contract. Present, it must
 	// be one of the two: "" is refused like any other value.
-	Effective *string `json:"effective,omitempty"`
+	Effective *string `json:"effective,omitempty" validate:"omitempty,oneof=next_period immediately"`
 }
 
 // Preview computes the tenant's next invoice from its terms and its usage
@@ -50,23 +49,7 @@ func (s *Service) Preview(ctx context.Context, tenantID string, in PreviewInput)
 // previewChange checks in and returns the change it describes, nil for
 // none.
 func previewChange(in PreviewInput) (*PreviewChange, error) {
-	f := field.Errors{}
-	if in.PlanID != nil {
-		f.Text("plan_id", *in.PlanID, true, maxRefLen)
-	}
-	if in.Seats != nil && (*in.Seats < 1 || *in.Seats > MaxSeats) {
-		f.OutOfRange("seats", 1, MaxSeats)
-	}
-	if len(in.Modules) > MaxPreviewModules {
-		f.Addf("modules", field.TooMany, "must list at most %d modules", MaxPreviewModules)
-	}
-	for i, m := range in.Modules {
-		f.Text(fmt.Sprintf("modules[%d]", i), m, true, maxRefLen)
-	}
-	if in.Effective != nil && !Effective(*in.Effective).Valid() {
-		f.OneOf("effective", string(EffectiveNextPeriod), string(EffectiveImmediately))
-	}
-	if err := f.Err(); err != nil {
+	if err := field.Check(in); err != nil {
 		return nil, err
 	}
 	if in.PlanID == nil && in.Seats == nil && in.Modules == nil && in.Effective == nil {

@@ -143,8 +143,9 @@ type Request struct {
 // Filter selects and pages a tenant's contract requests, newest first,
 // keyset-paginated on the id.
 type Filter struct {
-	// Status keeps only requests in this status ("" for all).
-	Status string
+	// Status keeps only requests in this status ("" for all): one of
+	// RequestStatuses.
+	Status string `json:"status" validate:"omitempty,oneof=pending approved applied rejected cancelled"`
 	// Limit is the page size: 1..MaxListLimit, DefaultListLimit when 0.
 	Limit int
 	// Before is the id of the last request of the previous page.

@@ -74,14 +74,7 @@ func (s *Service) Request(ctx context.Context, tenantID, requestID string) (Requ
 // *tenancy.InvalidError for an unknown status ("status") or a Before that
 // is no request id ("cursor").
 func (s *Service) Requests(ctx context.Context, tenantID string, f Filter) ([]Request, bool, error) {
-	fe := field.Errors{}
-	if f.Status != "" && !RequestStatus(f.Status).Valid() {
-		fe.OneOf("status", "pending", "approved", "applied", "rejected", "cancelled")
-	}
-	if f.Before != "" && !id.Valid(id.Contract, f.Before) {
-		fe.Add("cursor", field.Invalid, "is not a contract request position")
-	}
-	if err := fe.Err(); err != nil {
+	if err := checkFilter(f).Err(); err != nil {
 		return nil, false, fmt.Errorf("contract: list requests: %w", err)
 	}
 	f.Limit = clampLimit(f.Limit)
@@ -90,6 +83,16 @@ func (s *Service) Requests(ctx context.Context, tenantID string, f Filter) ([]Re
 		return nil, false, fmt.Errorf("contract: list requests: %w", err)
 	}
 	return page, more, nil
+}
+
+// checkFilter checks a list's status (its tag) and position.
+func checkFilter(f Filter) field.Errors {
+	fe := field.Errors{}
+	fe.Merge(field.Check(f))
+	if f.Before != "" && !id.Valid(id.Contract, f.Before) {
+		fe.Add("cursor", field.Invalid, "is not a contract request position")
+	}
+	return fe
 }
 
 // Approve is the operator's approval of a pending request,
@@ -216,13 +219,20 @@ func (s *Service) applyDue(ctx context.Context, due Request, now time.Time) (Req
 	})
 }
 
+// decision is what an operator gives with a decision besides the request.
+type decision struct {
+	// Reason is shown to the tenant, MaxReasonLen characters at most once
+	// trimmed.
+	Reason string `json:"reason" validate:"max=1000,text"`
+}
+
 // decide runs an operator's decision on the request with id, whatever its
 // tenant.
 func (s *Service) decide(ctx context.Context, requestID, reason, action string,
 	change func(ctx context.Context, req *Request, now time.Time) error) (Request, error) {
 	reason = strings.TrimSpace(reason)
-	if code, msg := field.Text(reason, false, MaxReasonLen); code != "" {
-		return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, field.NewInvalidError("reason", code, msg))
+	if err := field.Check(decision{Reason: reason}); err != nil {
+		return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, err)
 	}
 	tenantID, err := s.requestTenant(ctx, requestID)
 	if err != nil {

@@ -51,9 +51,6 @@ const KeyPrefix = "tko_"
 // maxSecretLen bounds what Keys.Authenticate will hash.
 const maxSecretLen = 128
 
-// maxNameLen bounds a key's name, in characters.
-const maxNameLen = 200
-
 // LooksLikeKey reports whether a bearer token is meant as an operator key.
 func LooksLikeKey(token string) bool { return strings.HasPrefix(token, KeyPrefix) }
 
@@ -132,29 +129,21 @@ func NewKeys(store KeyStore, opts ...Option) *Keys {
 	return k
 }
 
-// CreateInput is what Keys.Create needs.
+// CreateInput is what Keys.Create needs. Its tags are the rules of each
+// value, checked once the name is trimmed.
 type CreateInput struct {
 	// Name says whose or what the key is; required.
-	Name string
+	Name string `json:"name" validate:"required,max=200,line"`
 	// Scopes the key carries: at least one of Scopes.
-	Scopes []tenancy.Scope
+	Scopes []tenancy.Scope `json:"scopes" validate:"required,min=1,dive,oneof=operator:read operator:write"`
 }
 
 // Create creates a key and returns it with its secret, which is not
 // stored and cannot be shown again. *tenancy.InvalidError (fields "name",
-// "scopes").
+// "scopes", "scopes[i]").
 func (s *Keys) Create(ctx context.Context, in CreateInput) (Key, string, error) {
-	fe := field.Errors{}
-	fe.Text("name", strings.TrimSpace(in.Name), true, maxNameLen)
-	if len(in.Scopes) == 0 {
-		fe.Required("scopes")
-	}
-	for _, sc := range in.Scopes {
-		if !slices.Contains(Scopes(), sc) {
-			fe.Addf("scopes", field.Invalid, "must be one of %s, not %q", joinScopes(Scopes()), field.Truncate(string(sc), 40))
-		}
-	}
-	if err := fe.Err(); err != nil {
+	in.Name = strings.TrimSpace(in.Name)
+	if err := field.Check(in); err != nil {
 		return Key{}, "", fmt.Errorf("operator: create key: %w", err)
 	}
 	secret, err := newSecret()
@@ -162,7 +151,7 @@ func (s *Keys) Create(ctx context.Context, in CreateInput) (Key, string, error) 
 		return Key{}, "", fmt.Errorf("operator: generate key: %w", err)
 	}
 	k := Key{
-		ID: id.New(id.OperatorKey), Name: strings.TrimSpace(in.Name),
+		ID: id.New(id.OperatorKey), Name: in.Name,
 		Scopes: slices.Compact(slices.Sorted(slices.Values(in.Scopes))),
 		Prefix: secret[:len(KeyPrefix)+6], CreatedAt: s.clock(),
 	}
@@ -242,12 +231,4 @@ func newSecret() (string, error) {
 		return "", err
 	}
 	return KeyPrefix + base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func joinScopes(scopes []tenancy.Scope) string {
-	s := make([]string, len(scopes))
-	for i, sc := range scopes {
-		s[i] = string(sc)
-	}
-	return strings.Join(s, ", ")
 }

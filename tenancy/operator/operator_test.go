@@ -2,6 +2,7 @@ package operator_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func TestKeys_Create(t *testing.T) {
 			{"ErrNameRequired", operator.CreateInput{Name: "  ", Scopes: []tenancy.Scope{operator.ScopeRead}}, nil, []string{"name"}},
 			{"ErrNameTooLong", operator.CreateInput{Name: strings.Repeat("n", 201), Scopes: []tenancy.Scope{operator.ScopeRead}}, nil, []string{"name"}},
 			{"ErrScopesRequired", operator.CreateInput{Name: "x"}, nil, []string{"scopes"}},
-			{"ErrTenantScope", operator.CreateInput{Name: "x", Scopes: []tenancy.Scope{tenancy.ScopeTicketsRead}}, nil, []string{"scopes"}},
+			{"ErrTenantScope", operator.CreateInput{Name: "x", Scopes: []tenancy.Scope{tenancy.ScopeTicketsRead}}, nil, []string{"scopes[0]"}},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -141,4 +142,47 @@ func scopeStrings(scopes []tenancy.Scope) []string {
 		out[i] = string(s)
 	}
 	return out
+}
+
+// TestCreateInputRules: the fields, codes and messages of a key refused
+// before the store is reached, and the Scopes tag listing Scopes.
+func TestCreateInputRules(t *testing.T) {
+	keys := operator.NewKeys(nil)
+	read := []tenancy.Scope{operator.ScopeRead}
+	tests := []struct {
+		name string
+		in   operator.CreateInput
+		want []string // "field code: message"
+	}{
+		{"Empty", operator.CreateInput{}, []string{"name required: is required", "scopes required: is required"}},
+		{"BlankName", operator.CreateInput{Name: " \n ", Scopes: read}, []string{"name required: is required"}},
+		{"NameTooLong", operator.CreateInput{Name: strings.Repeat("é", 201), Scopes: read}, []string{"name too_long: must have at most 200 characters"}},
+		{"NameTwoLines", operator.CreateInput{Name: "billing\nbot", Scopes: read}, []string{"name control_character: must be a single line without control characters"}},
+		{"NoScopes", operator.CreateInput{Name: "x", Scopes: []tenancy.Scope{}}, []string{"scopes required: must have at least 1 item"}},
+		{"TenantScope", operator.CreateInput{Name: "x", Scopes: []tenancy.Scope{operator.ScopeWrite, tenancy.ScopeTicketsRead}},
+			[]string{"scopes[1] invalid: must be one of: operator:read, operator:write"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := keys.Create(t.Context(), tc.in)
+			var ie *field.InvalidError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Create: got %v, want an InvalidError", err)
+			}
+			var got []string
+			for _, fe := range ie.Errors() {
+				got = append(got, fe.Field+" "+fe.Code+": "+fe.Message)
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Fatalf("errors:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	t.Run("ScopesTag", func(t *testing.T) {
+		sf, _ := reflect.TypeFor[operator.CreateInput]().FieldByName("Scopes")
+		_, list, _ := strings.Cut(sf.Tag.Get("validate"), "oneof=")
+		if got, want := list, strings.Join(scopeStrings(operator.Scopes()), " "); got != want {
+			t.Fatalf("oneof of the Scopes tag: got %q, want %q", got, want)
+		}
+	})
 }
