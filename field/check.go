@@ -90,10 +90,7 @@ var validate = sync.OnceValue(func() *validator.Validate {
 // are the ones clients send.
 func jsonName(sf reflect.StructField) string {
 	name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-	switch name {
-	case "-":
-		return ""
-	case "":
+	if name == "" || name == "-" {
 		return sf.Name
 	}
 	return name
@@ -101,10 +98,7 @@ func jsonName(sf reflect.StructField) string {
 
 // explain translates one validator error into the Error clients see.
 func explain(root reflect.Type, fe validator.FieldError) finding {
-	path := fe.Namespace()
-	if _, rest, ok := strings.Cut(path, "."); ok {
-		path = rest // drop the root type's name
-	}
+	path := jsonPath(root, fe)
 	code, msg := describe(root, fe)
 	// An entry of a map (metadata) is reported on the map, naming the key.
 	if parent, key, ok := mapEntry(root, path, fe.StructNamespace()); ok {
@@ -227,30 +221,59 @@ func fieldAt(root reflect.Type, ns string) (reflect.StructField, bool) {
 // segments splits a path at the dots outside brackets and drops the
 // indexes: "A.Items[0].Metadata[a.b]" is A, Items, Metadata.
 func segments(ns string) []string {
+	parts := split(ns)
+	for i, p := range parts {
+		parts[i], _, _ = strings.Cut(p, "[")
+	}
+	return parts
+}
+
+// split splits a path at the dots outside brackets, keeping the indexes:
+// "A.Items[0].Metadata[a.b]" is A, Items[0], Metadata[a.b].
+func split(ns string) []string {
 	var out []string
 	depth, start := 0, 0
-	var b strings.Builder
-	for i, r := range ns {
-		switch {
-		case r == '[':
-			if depth == 0 {
-				b.WriteString(ns[start:i])
-			}
+	for i := 0; i < len(ns); i++ {
+		switch ns[i] {
+		case '[':
 			depth++
-		case r == ']':
+		case ']':
 			depth--
-			start = i + 1
-		case r == '.' && depth == 0:
-			b.WriteString(ns[start:i])
-			out = append(out, b.String())
-			b.Reset()
-			start = i + 1
+		case '.':
+			if depth == 0 {
+				out = append(out, ns[start:i])
+				start = i + 1
+			}
 		}
 	}
-	if depth == 0 && start <= len(ns) {
-		b.WriteString(ns[start:])
+	return append(out, ns[start:])
+}
+
+// jsonPath is fe's path as clients write it: the JSON names, without the
+// root type and without embedded structs, whose fields encoding/json
+// flattens into their parent ("user_id", not "userRef.user_id").
+func jsonPath(root reflect.Type, fe validator.FieldError) string {
+	names, goNames := split(fe.Namespace()), segments(fe.StructNamespace())
+	if len(names) != len(goNames) {
+		return fe.Namespace() // not expected: both paths walk the same fields
 	}
-	return append(out, b.String())
+	var out []string
+	t := root
+	for i := 1; i < len(names); i++ {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map || t.Kind() == reflect.Array {
+			t = t.Elem()
+		}
+		if t.Kind() == reflect.Struct {
+			if sf, ok := t.FieldByName(goNames[i]); ok {
+				t = sf.Type
+				if sf.Anonymous {
+					continue
+				}
+			}
+		}
+		out = append(out, names[i])
+	}
+	return strings.Join(out, ".")
 }
 
 // isKeyRule reports whether fe broke a rule between keys and endkeys of

@@ -135,3 +135,24 @@ func TestCheckNamesOneMapEntry(t *testing.T) {
 		}
 	}
 }
+
+type ref struct {
+	UserID string `json:"user_id,omitempty" validate:"omitempty,id=usr"`
+}
+
+type withEmbedded struct {
+	ref
+	Role string `json:"role" validate:"required"`
+}
+
+// TestCheckFlattensEmbeddedStructs: fields of an embedded struct are
+// named as encoding/json names them, at the parent's level.
+func TestCheckFlattensEmbeddedStructs(t *testing.T) {
+	var ie *field.InvalidError
+	if !errors.As(field.Check(withEmbedded{ref: ref{UserID: "x"}, Role: "admin"}), &ie) {
+		t.Fatal("Check accepted a malformed user_id")
+	}
+	if got := ie.Errors()[0].Field; got != "user_id" {
+		t.Errorf("field = %q, want user_id", got)
+	}
+}
