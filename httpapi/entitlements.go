@@ -73,22 +73,10 @@ func (a *API) entitlementLimits(w http.ResponseWriter, r *http.Request) error {
 }
 
 // toggleRequest is the body of PATCH /api/tenant/entitlements/toggle.
+// Which modules the tenant may switch is for the tenancy service to say.
 type toggleRequest struct {
-	Module  string `json:"module"`
-	Enabled *bool  `json:"enabled"`
-}
-
-// check refuses a body without both members; which modules the tenant may
-// switch is for the tenancy service to say.
-func (req toggleRequest) check() error {
-	f := field.Errors{}
-	if req.Module == "" {
-		f.Required("module")
-	}
-	if req.Enabled == nil {
-		f.Required("enabled")
-	}
-	return f.Err()
+	Module  string `json:"module" validate:"required"`
+	Enabled *bool  `json:"enabled" validate:"required"`
 }
 
 // toggleResponse is the answer to PATCH /api/tenant/entitlements/toggle.
@@ -106,7 +94,7 @@ func (a *API) toggleModule(w http.ResponseWriter, r *http.Request) error {
 	if err := DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if err := req.check(); err != nil {
+	if err := field.Check(req); err != nil {
 		return err
 	}
 	m, _ := MembershipFrom(r.Context())

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/field"
-	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -40,21 +39,9 @@ func (a *API) tenantEndpoints() []Endpoint {
 }
 
 // selectTenantRequest is the body of POST /api/tenant/select.
+// A tenant_id that is no tenant id is refused before it reaches a query.
 type selectTenantRequest struct {
-	TenantID string `json:"tenant_id"`
-}
-
-// check refuses a body that does not name a tenant by its id: said before
-// it reaches a query.
-func (req selectTenantRequest) check() error {
-	f := field.Errors{}
-	switch {
-	case req.TenantID == "":
-		f.Required("tenant_id")
-	case !id.Valid(id.Tenant, req.TenantID):
-		f.Add("tenant_id", field.Invalid, "must be a tenant id: ten_ and 26 lower-case letters and digits")
-	}
-	return f.Err()
+	TenantID string `json:"tenant_id" validate:"required,id=ten"`
 }
 
 // selectTenantResponse is the answer to POST /api/tenant/select.
@@ -71,7 +58,7 @@ func (a *API) selectTenant(w http.ResponseWriter, r *http.Request) error {
 	if err := DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if err := req.check(); err != nil {
+	if err := field.Check(req); err != nil {
 		return err
 	}
 	p, _ := PrincipalFrom(r.Context())

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/id"
 )
 
 // TestValidationCodes checks errors[] of 422 answers end to end: each
@@ -59,6 +60,12 @@ func TestValidationCodes(t *testing.T) {
 			{name: "SelectTenantNotAnID", path: "/api/tenant/select", bearer: e.keyAll,
 				body: `{"tenant_id":"ten_` + strings.Repeat("0", 61) + `"}`,
 				want: []string{"tenant_id invalid"}},
+			{name: "WebhookEndpoint", path: "/api/webhook-endpoints", bearer: e.keyAll,
+				body: `{"url":"","description":"` + strings.Repeat("d", 501) + `","event_types":["nope"]}`,
+				want: []string{"url required", "description too_long", "event_types[0] invalid"}},
+			{name: "WebhookEndpointTooMany", path: "/api/webhook-endpoints", bearer: e.keyAll,
+				body: `{"url":"https://` + strings.Repeat("h", 2048) + `","description":"a\u0007","event_types":[` + strings.Repeat(`"x",`, 50) + `"x"]}`,
+				want: []string{"url too_long", "description control_character", "event_types too_many"}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +81,34 @@ func TestValidationCodes(t *testing.T) {
 				t.Fatalf("errors[] = %q, want %q", got, want)
 			}
 		})
+	})
+}
+
+// TestOperatorValidationCodes: the operator bodies the edge checks itself
+// (the services check the rest).
+func TestOperatorValidationCodes(t *testing.T) {
+	eachOpEnv(t, func(t *testing.T, o opEnv) {
+		members := "/api/operator/tenants/" + o.acme.ID + "/members"
+		tests := []struct {
+			name, method, path, body string
+			want                     []string // "field code", in order
+		}{
+			{"MemberNothing", "POST", members, `{}`, []string{"user_id required", "role required"}},
+			{"MemberBothRefs", "POST", members, `{"user_id":"` + o.bob.ID + `","email":"bob@example.com","role":"member"}`, []string{"email invalid"}},
+			{"MemberNotAUserID", "POST", members, `{"user_id":"bob","role":"member"}`, []string{"user_id invalid"}},
+			{"MemberNoRole", "POST", members, `{"email":"bob@example.com"}`, []string{"role required"}},
+			{"SetRoleNoRole", "PATCH", members + "/" + o.bob.ID, `{"role":""}`, []string{"role required"}},
+			{"APIKeyNotAUserID", "POST", "/api/operator/tenants/" + o.acme.ID + "/api-keys", `{"user_id":"usr_x","scopes":["tickets:read"]}`, []string{"user_id invalid"}},
+			{"APIKeyNoUser", "POST", "/api/operator/tenants/" + o.acme.ID + "/api-keys", `{"scopes":["tickets:read"]}`, []string{"user_id required"}},
+			{"RejectBlankReason", "POST", "/api/operator/contract-requests/" + id.New(id.Contract) + "/reject", `{"reason":" \n"}`, []string{"reason required"}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				if got := fieldCodes(t, o.call(t, tt.method, tt.path, tt.body)); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+					t.Fatalf("errors[] = %q, want %q", got, tt.want)
+				}
+			})
+		}
 	})
 }
 

@@ -67,19 +67,10 @@ func (h *handlers) approveContractRequest(w http.ResponseWriter, r *http.Request
 	return nil
 }
 
-// reasonRequest is a body that gives a reason.
+// reasonRequest is a body that gives a reason, trimmed before it is
+// checked. Its length and text are the deciding service's to check.
 type reasonRequest struct {
-	Reason string `json:"reason"`
-}
-
-// required refuses a body without a reason.
-func (req reasonRequest) required() error {
-	if strings.TrimSpace(req.Reason) == "" {
-		f := field.Errors{}
-		f.Required("reason")
-		return f.Err()
-	}
-	return nil
+	Reason string `json:"reason" validate:"required"`
 }
 
 // rejectContractRequest answers POST
@@ -94,7 +85,8 @@ func (h *handlers) rejectContractRequest(w http.ResponseWriter, r *http.Request)
 	if err := httpapi.DecodeJSON(r, &body); err != nil {
 		return err
 	}
-	if err := body.required(); err != nil {
+	body.Reason = strings.TrimSpace(body.Reason)
+	if err := field.Check(body); err != nil {
 		return err
 	}
 	req, err := h.Requests.Reject(r.Context(), reqID, body.Reason)

@@ -127,32 +127,35 @@ func (h *handlers) listMembers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// userRef names a user in a body: by id or by email, exactly one.
+// userRef names a user in a body: by id or by email, exactly one. The
+// bodies embedding it skip it in field.Check (validate:"-"), which would
+// name its fields "userRef.user_id": ref checks it.
 type userRef struct {
-	UserID string `json:"user_id"`
+	UserID string `json:"user_id" validate:"omitempty,id=usr"`
 	Email  string `json:"email"`
 }
 
-// ref returns the one reference given, recording in f when there is not
-// exactly one.
+// ref returns the one reference given, recording in f what is wrong with
+// it: not exactly one, or a user_id that is no user id.
 func (u userRef) ref(f field.Errors) string {
 	switch {
 	case u.UserID == "" && u.Email == "":
 		f.Add("user_id", field.Required, "user_id or email is required")
 	case u.UserID != "" && u.Email != "":
 		f.Add("email", field.Invalid, "cannot be sent with user_id")
-	case u.UserID != "" && !id.Valid(id.User, u.UserID):
-		f.Add("user_id", field.Invalid, "must be a user id: usr_ and 26 lower-case letters and digits")
-	case u.UserID != "":
+	}
+	f.Merge(field.Check(u))
+	if u.UserID != "" {
 		return u.UserID
 	}
 	return u.Email
 }
 
 // addMemberRequest is the body of POST /api/operator/tenants/{id}/members.
+// Which roles there are is the tenancy service's to say.
 type addMemberRequest struct {
-	userRef
-	Role tenancy.Role `json:"role"`
+	userRef `validate:"-"`
+	Role    tenancy.Role `json:"role" validate:"required"`
 }
 
 // addMember answers POST /api/operator/tenants/{id}/members: the user
@@ -169,9 +172,7 @@ func (h *handlers) addMember(w http.ResponseWriter, r *http.Request) error {
 	}
 	f := field.Errors{}
 	user := req.ref(f)
-	if req.Role == "" {
-		f.Required("role")
-	}
+	f.Merge(field.Check(req))
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -186,7 +187,7 @@ func (h *handlers) addMember(w http.ResponseWriter, r *http.Request) error {
 // setRoleRequest is the body of PATCH
 // /api/operator/tenants/{id}/members/{user_id}.
 type setRoleRequest struct {
-	Role tenancy.Role `json:"role"`
+	Role tenancy.Role `json:"role" validate:"required"`
 }
 
 // setMemberRole answers PATCH
@@ -201,10 +202,8 @@ func (h *handlers) setMemberRole(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if req.Role == "" {
-		f := field.Errors{}
-		f.Required("role")
-		return f.Err()
+	if err := field.Check(req); err != nil {
+		return err
 	}
 	m, err := h.Members.SetRole(r.Context(), tenantID, userID, req.Role)
 	if err != nil {
@@ -264,9 +263,9 @@ func (h *handlers) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 // createAPIKeyRequest is the body of POST
 // /api/operator/tenants/{id}/api-keys.
 type createAPIKeyRequest struct {
-	userRef
-	Scopes []tenancy.Scope `json:"scopes"`
-	Name   string          `json:"name"`
+	userRef `validate:"-"`
+	Scopes  []tenancy.Scope `json:"scopes"`
+	Name    string          `json:"name"`
 }
 
 // createdAPIKey is the answer to POST /api/operator/tenants/{id}/api-keys:

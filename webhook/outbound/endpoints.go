@@ -12,18 +12,9 @@ import (
 	"github.com/tenantkit/tenantkit/internal/id"
 )
 
-// Bounds of an endpoint's fields.
-const (
-	// MaxURLLength is the longest URL, in bytes.
-	MaxURLLength = 2048
-	// MaxDescription is the longest description, in characters.
-	MaxDescription = 500
-	// MaxEventTypes is the most event types one filter lists.
-	MaxEventTypes = 50
-	// MaxEndpoints is the most endpoints one tenant registers: every
-	// event of the tenant is delivered to each of its endpoints.
-	MaxEndpoints = 20
-)
+// MaxEndpoints is the most endpoints one tenant registers: every event of
+// the tenant is delivered to each of its endpoints.
+const MaxEndpoints = 20
 
 // Why an endpoint is disabled (Endpoint.DisabledReason).
 const (
@@ -31,65 +22,59 @@ const (
 	DisabledFailing  = "failing"
 )
 
-// CreateEndpointInput is a new endpoint.
+// CreateEndpointInput is a new endpoint. Its tags state the rules of each
+// field on its own; the Guard then decides whether the URL may be called,
+// and event.IsType whether the event types exist.
 type CreateEndpointInput struct {
 	// URL is required: https (http only for hosts the operator allowed),
-	// at most MaxURLLength bytes, resolving to public addresses.
-	URL string `json:"url"`
-	// Description is optional, at most MaxDescription characters.
-	Description string `json:"description"`
-	// EventTypes are known event types (event.Types), at most
-	// MaxEventTypes; empty delivers every type.
-	EventTypes []string `json:"event_types"`
+	// at most 2048 characters, resolving to public addresses. Tabs and
+	// line breaks pass the tag and are the Guard's to refuse.
+	URL string `json:"url" validate:"required,max=2048,text"`
+	// Description is optional, at most 500 characters.
+	Description string `json:"description" validate:"max=500,text"`
+	// EventTypes are known event types (event.Types), at most 50; empty
+	// delivers every type.
+	EventTypes []string `json:"event_types" validate:"max=50"`
 	// Enabled defaults to true.
 	Enabled *bool `json:"enabled"`
 }
 
 // UpdateEndpointInput changes an endpoint; nil fields keep their value.
+// The rules are CreateEndpointInput's.
 type UpdateEndpointInput struct {
-	URL         *string   `json:"url"`
-	Description *string   `json:"description"`
-	EventTypes  *[]string `json:"event_types"`
+	URL         *string   `json:"url" validate:"omitnil,min=1,max=2048,text"`
+	Description *string   `json:"description" validate:"omitnil,max=500,text"`
+	EventTypes  *[]string `json:"event_types" validate:"omitnil,max=50"`
 	// Enabled switches the endpoint; enabling one disabled for failing
 	// gives it a fresh start.
 	Enabled *bool `json:"enabled"`
 }
 
-// checkURL records what is wrong with raw at "url".
-func (s *Service) checkURL(ctx context.Context, errs field.Errors, raw string) {
-	switch {
-	case raw == "":
-		errs.Required("url")
-	case len(raw) > MaxURLLength:
-		errs.Addf("url", field.TooLong, "must have at most %d characters", MaxURLLength)
-	default:
-		if code, msg := field.Text(raw, true, MaxURLLength); code != "" {
-			errs.Add("url", code, msg)
-			return
-		}
-		if err := s.guard.CheckURL(ctx, raw); err != nil {
+// check answers what is wrong with in, a CreateEndpointInput or an
+// UpdateEndpointInput whose URL and event types are url and types (nil
+// when not given), as a *field.InvalidError; else the event types sorted
+// without repeats.
+func (s *Service) check(ctx context.Context, in any, url *string, types *[]string) ([]string, error) {
+	errs := field.Errors{}
+	errs.Merge(field.Check(in))
+	if _, bad := errs["url"]; url != nil && !bad {
+		if err := s.guard.CheckURL(ctx, *url); err != nil {
 			errs.Add("url", field.Invalid, err.Error())
 		}
 	}
-}
-
-// checkEventTypes records what is wrong with a filter at "event_types",
-// and returns it sorted without repeats.
-func checkEventTypes(errs field.Errors, ts []string) []string {
-	if len(ts) > MaxEventTypes {
-		errs.Addf("event_types", field.TooMany, "must list at most %d event types", MaxEventTypes)
-		return nil
-	}
-	for i, t := range ts {
-		if !event.IsType(t) {
-			errs.Addf(fmt.Sprintf("event_types[%d]", i), field.Invalid, "unknown event type %q", field.Truncate(t, 64))
+	var sorted []string
+	if _, bad := errs["event_types"]; types != nil && !bad {
+		for i, t := range *types {
+			if !event.IsType(t) {
+				errs.Addf(fmt.Sprintf("event_types[%d]", i), field.Invalid, "unknown event type %q", field.Truncate(t, 64))
+			}
+		}
+		sorted = slices.Compact(slices.Sorted(slices.Values(*types)))
+		if sorted == nil {
+			sorted = []string{}
 		}
 	}
-	out := slices.Compact(slices.Sorted(slices.Values(ts)))
-	if out == nil {
-		out = []string{}
-	}
-	return out
+	return sorted, errs.Err()
 }
 
 // CreateEndpoint registers an endpoint for the tenant and returns it with
@@ -100,11 +85,8 @@ func (s *Service) CreateEndpoint(ctx context.Context, tenantID string, in Create
 	if s.sealer == nil {
 		return Endpoint{}, "", ErrNotConfigured
 	}
-	errs := field.Errors{}
-	s.checkURL(ctx, errs, in.URL)
-	errs.Text("description", in.Description, false, MaxDescription)
-	types := checkEventTypes(errs, in.EventTypes)
-	if err := errs.Err(); err != nil {
+	types, err := s.check(ctx, in, &in.URL, &in.EventTypes)
+	if err != nil {
 		return Endpoint{}, "", err
 	}
 	now := s.nowUTC()
@@ -173,22 +155,12 @@ func (s *Service) endpoint(ctx context.Context, tenantID, endpointID string) (St
 // *field.InvalidError as CreateEndpoint; ErrNotFound. Records
 // webhook_endpoint.updated.
 func (s *Service) UpdateEndpoint(ctx context.Context, tenantID, endpointID string, in UpdateEndpointInput) (Endpoint, error) {
-	errs := field.Errors{}
-	if in.URL != nil {
-		s.checkURL(ctx, errs, *in.URL)
-	}
-	if in.Description != nil {
-		errs.Text("description", *in.Description, false, MaxDescription)
-	}
-	var types []string
-	if in.EventTypes != nil {
-		types = checkEventTypes(errs, *in.EventTypes)
-	}
-	if err := errs.Err(); err != nil {
+	types, err := s.check(ctx, in, in.URL, in.EventTypes)
+	if err != nil {
 		return Endpoint{}, err
 	}
 	var out Endpoint
-	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		e, err := s.endpoint(ctx, tenantID, endpointID)
 		if err != nil {
 			return err

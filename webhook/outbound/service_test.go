@@ -25,6 +25,7 @@ import (
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 	tenancystore "github.com/tenantkit/tenantkit/tenancy/bunstore"
 	"github.com/tenantkit/tenantkit/webhook/outbound"
@@ -576,27 +577,48 @@ func TestEndpointInput(t *testing.T) {
 	each(t, func(t *testing.T, db *bun.DB) {
 		f := newFixture(t, db)
 		ctx := context.Background()
+		str := func(s string) *string { return &s }
+		types := func(ts ...string) *[]string { return &ts }
 		tests := []struct {
-			name  string
-			in    outbound.CreateEndpointInput
-			field string
+			name        string
+			in          outbound.CreateEndpointInput
+			update      *outbound.UpdateEndpointInput // instead of in, when set
+			field, code string
 		}{
-			{"URLRequired", outbound.CreateEndpointInput{}, "url"},
-			{"HTTPS", outbound.CreateEndpointInput{URL: "http://hooks.example.com/"}, "url"},
-			{"Private", outbound.CreateEndpointInput{URL: "https://10.0.0.1/"}, "url"},
-			{"URLTooLong", outbound.CreateEndpointInput{URL: "https://127.0.0.1/" + strings.Repeat("a", 2048)}, "url"},
-			{"Description", outbound.CreateEndpointInput{URL: "http://127.0.0.1/", Description: strings.Repeat("d", 501)}, "description"},
-			{"UnknownType", outbound.CreateEndpointInput{URL: "http://127.0.0.1/", EventTypes: []string{"invoice.paid", "nope"}}, "event_types[1]"},
-			{"TooManyTypes", outbound.CreateEndpointInput{URL: "http://127.0.0.1/", EventTypes: make([]string, 51)}, "event_types"},
+			{"URLRequired", outbound.CreateEndpointInput{}, nil, "url", field.Required},
+			{"HTTPS", outbound.CreateEndpointInput{URL: "http://hooks.example.com/"}, nil, "url", field.Invalid},
+			{"Private", outbound.CreateEndpointInput{URL: "https://10.0.0.1/"}, nil, "url", field.Invalid},
+			{"URLTooLong", outbound.CreateEndpointInput{URL: "https://127.0.0.1/" + strings.Repeat("a", 2048)}, nil, "url", field.TooLong},
+			{"URLWithTab", outbound.CreateEndpointInput{URL: "http://127.0.0.1/\t"}, nil, "url", field.Invalid},
+			{"URLWithNul", outbound.CreateEndpointInput{URL: "http://127.0.0.1/\x00"}, nil, "url", field.NulByte},
+			{"Description", outbound.CreateEndpointInput{URL: "http://127.0.0.1/", Description: strings.Repeat("d", 501)}, nil, "description", field.TooLong},
+			{"DescriptionBell", outbound.CreateEndpointInput{URL: "http://127.0.0.1/", Description: "a\ab"}, nil, "description", field.ControlCharacter},
+			{"UnknownType", outbound.CreateEndpointInput{URL: "http://127.0.0.1/", EventTypes: []string{"invoice.paid", "nope"}}, nil, "event_types[1]", field.Invalid},
+			{"TooManyTypes", outbound.CreateEndpointInput{URL: "http://127.0.0.1/", EventTypes: make([]string, 51)}, nil, "event_types", field.TooMany},
+			{"UpdateEmptyURL", outbound.CreateEndpointInput{}, &outbound.UpdateEndpointInput{URL: str("")}, "url", field.Required},
+			{"UpdatePrivateURL", outbound.CreateEndpointInput{}, &outbound.UpdateEndpointInput{URL: str("https://10.0.0.1/")}, "url", field.Invalid},
+			{"UpdateDescription", outbound.CreateEndpointInput{}, &outbound.UpdateEndpointInput{Description: str(strings.Repeat("é", 501))}, "description", field.TooLong},
+			{"UpdateUnknownType", outbound.CreateEndpointInput{}, &outbound.UpdateEndpointInput{EventTypes: types("nope")}, "event_types[0]", field.Invalid},
+			{"UpdateTooManyTypes", outbound.CreateEndpointInput{}, &outbound.UpdateEndpointInput{EventTypes: types(make([]string, 51)...)}, "event_types", field.TooMany},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, _, err := f.svc.CreateEndpoint(ctx, tenantA, tt.in)
+				var err error
+				if tt.update != nil {
+					_, err = f.svc.UpdateEndpoint(ctx, tenantA, id.New(id.WebhookEndpoint), *tt.update)
+				} else {
+					_, _, err = f.svc.CreateEndpoint(ctx, tenantA, tt.in)
+				}
 				var ie *field.InvalidError
-				if !errors.As(err, &ie) || ie.Fields[tt.field] == "" {
-					t.Fatalf("CreateEndpoint = %v, want an error on %s", err, tt.field)
+				if !errors.As(err, &ie) || len(ie.Errors()) != 1 || ie.Errors()[0].Field != tt.field || ie.Errors()[0].Code != tt.code {
+					t.Fatalf("= %v, want one error on %s (%s)", err, tt.field, tt.code)
 				}
 			})
+		}
+		// An empty description and an empty filter are no fault.
+		if _, err := f.svc.UpdateEndpoint(ctx, tenantA, id.New(id.WebhookEndpoint),
+			outbound.UpdateEndpointInput{Description: str(""), EventTypes: types()}); !errors.Is(err, outbound.ErrNotFound) {
+			t.Fatalf("UpdateEndpoint of an unknown endpoint = %v, want ErrNotFound", err)
 		}
 		st := bunstore.New(db)
 		unkeyed := outbound.New(st, st, f.tx, nil)
