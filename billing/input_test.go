@@ -166,3 +166,58 @@ func codedErrors(tb testing.TB, err error) []field.Error {
 	}
 	return ie.Errors()
 }
+
+// TestCreateMessages pins the sentences clients are shown for the rules
+// of CreateInvoiceInput's tags.
+func TestCreateMessages(t *testing.T) {
+	tests := []struct {
+		name        string
+		change      func(in *billing.CreateInvoiceInput)
+		field, code string
+		message     string
+	}{
+		{"NameBlank", func(in *billing.CreateInvoiceInput) { in.Customer.Name = " \t" }, "customer.name", field.Required, "is required"},
+		{"NameTooLong", func(in *billing.CreateInvoiceInput) { in.Customer.Name = strings.Repeat("é", 201) }, "customer.name", field.TooLong, "must have at most 200 characters"},
+		{"NameEscape", func(in *billing.CreateInvoiceInput) { in.Customer.Name = "Ada\x1b" }, "customer.name", field.ControlCharacter, "must not contain control characters other than tab and line breaks"},
+		{"EmailWithName", func(in *billing.CreateInvoiceInput) { in.Customer.Email = "Ada <ada@example.com>" }, "customer.email", field.Invalid, "must be a valid email address"},
+		{"CurrencyRetired", func(in *billing.CreateInvoiceInput) { in.Currency = "HRK" }, "currency", field.Invalid, "HRK is not an active ISO 4217 currency (ISO 4217 list one, published " + billing.CurrencyListPublished + ")"},
+		{"LinesMissing", func(in *billing.CreateInvoiceInput) { in.LineItems = nil }, "line_items", field.Required, "is required"},
+		{"LinesEmpty", func(in *billing.CreateInvoiceInput) { in.LineItems = []billing.LineItemInput{} }, "line_items", field.Required, "must have at least 1 item"},
+		{"LinesTooMany", func(in *billing.CreateInvoiceInput) {
+			in.LineItems = make([]billing.LineItemInput, billing.MaxLineItems+1)
+		}, "line_items", field.TooMany, "must have at most 100 items"},
+		{"DescriptionBlank", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Description = "  " }, "line_items[0].description", field.Required, "is required"},
+		{"Quantity", func(in *billing.CreateInvoiceInput) { in.LineItems[0].Quantity = 0 }, "line_items[0].quantity", field.OutOfRange, "must be between 1 and 1000000"},
+		{"UnitAmount", func(in *billing.CreateInvoiceInput) { in.LineItems[0].UnitAmount = -1 }, "line_items[0].unit_amount", field.OutOfRange, "must be between 0 and 1000000000000"},
+		{"TaxRate", func(in *billing.CreateInvoiceInput) { in.LineItems[0].TaxRateBps = 10001 }, "line_items[0].tax_rate_bps", field.OutOfRange, "must be between 0 and 10000"},
+		{"LineOverflow", func(in *billing.CreateInvoiceInput) {
+			in.LineItems[0].Quantity, in.LineItems[0].UnitAmount = billing.MaxQuantity, billing.MaxUnitAmount
+		}, "line_items[0]", field.OutOfRange, "quantity × unit_amount must be at most 1000000000000000"},
+		{"Status", func(in *billing.CreateInvoiceInput) { in.Status = "paid" }, "status", field.Invalid, "must be one of: draft, open"},
+		{"DueDate", func(in *billing.CreateInvoiceInput) { in.DueDate = "2026-02-30" }, "due_date", field.Invalid, "must be a date in the layout YYYY-MM-DD"},
+		{"MemoBell", func(in *billing.CreateInvoiceInput) { in.Memo = "a\ab" }, "memo", field.ControlCharacter, "must not contain control characters other than tab and line breaks"},
+		{"MetadataKeys", func(in *billing.CreateInvoiceInput) {
+			in.Metadata = map[string]string{}
+			for i := range billing.MaxMetadataKeys + 1 {
+				in.Metadata[fmt.Sprint(i)] = ""
+			}
+		}, "metadata", field.TooMany, "must have at most 50 keys"},
+		{"MetadataEmptyKey", func(in *billing.CreateInvoiceInput) { in.Metadata = map[string]string{"": "x"} }, "metadata", field.Required, `key "": is required`},
+		{"MetadataLongKey", func(in *billing.CreateInvoiceInput) { in.Metadata = map[string]string{strings.Repeat("k", 41): "x"} }, "metadata", field.TooLong,
+			`key "` + strings.Repeat("k", 40) + `…": must have at most 40 characters`},
+		{"MetadataLongValue", func(in *billing.CreateInvoiceInput) { in.Metadata = map[string]string{"po": strings.Repeat("v", 501)} }, "metadata", field.TooLong,
+			`value of "po": must have at most 500 characters`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc, _, _ := newMemService(t)
+			in := validInput()
+			tt.change(&in)
+			_, err := svc.Create(context.Background(), tenantA, in)
+			want := field.Error{Field: tt.field, Code: tt.code, Message: tt.message}
+			if got := codedErrors(t, err); len(got) != 1 || got[0] != want {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+		})
+	}
+}

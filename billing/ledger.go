@@ -3,7 +3,6 @@ package billing
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
@@ -45,13 +44,15 @@ const (
 	MethodOther        = "other"
 )
 
-// Methods lists the payment methods Record takes.
+// Methods lists the payment methods Record takes, as the oneof rule of
+// RecordPaymentInput.Method states them (the tests hold the two equal).
 func Methods() []string {
 	return []string{MethodBankTransfer, MethodCash, MethodCheck, MethodCard, MethodOther}
 }
 
 // MaxReferenceLen is the longest reference of a ledger entry (a transfer's
-// reference, a check number, the provider's payment id), in characters.
+// reference, a check number, the provider's payment id), in characters,
+// as the validate tags of RecordPaymentInput and ProviderPayment state it.
 const MaxReferenceLen = 200
 
 // Payment is one entry of an invoice's ledger: a payment or a refund, as
@@ -148,14 +149,14 @@ type joiner interface {
 type RecordPaymentInput struct {
 	// Amount is in minor units of the invoice's currency: 1 up to the
 	// invoice's amount_due (a payment past what is due is refused).
-	Amount int64 `json:"amount"`
+	Amount int64 `json:"amount" validate:"min=1,max=1000000000000000"`
 	// Currency, when given, must be the invoice's (upper case).
-	Currency string `json:"currency,omitempty"`
+	Currency string `json:"currency,omitempty" validate:"omitempty,currency"`
 	// Method is one of Methods.
-	Method string `json:"method"`
+	Method string `json:"method" validate:"required,oneof=bank_transfer cash check card other"`
 	// Reference is the tenant's own reference, up to MaxReferenceLen
 	// characters; optional.
-	Reference string `json:"reference,omitempty"`
+	Reference string `json:"reference,omitempty" validate:"max=200,text"`
 	// ReceivedAt is when the money was received, not in the future;
 	// nil means now.
 	ReceivedAt *time.Time `json:"received_at,omitempty"`
@@ -200,23 +201,11 @@ func (l *Ledger) Record(ctx context.Context, tenantID, invoiceID string, in Reco
 	return entry, inv, nil
 }
 
-// validateRecord checks in and returns the entry it makes, to be completed
-// by apply.
+// validateRecord checks in — its validate tags, and a ReceivedAt not
+// after now — and returns the entry it makes, to be completed by apply.
 func validateRecord(in RecordPaymentInput, now time.Time) (Payment, error) {
 	f := field.Errors{}
-	if in.Amount < 1 || in.Amount > MaxAmount {
-		f.OutOfRange("amount", 1, MaxAmount)
-	}
-	if in.Currency != "" {
-		checkCurrency(f, in.Currency)
-	}
-	switch {
-	case in.Method == "":
-		f.Required("method")
-	case !slices.Contains(Methods(), in.Method):
-		f.OneOf("method", Methods()...)
-	}
-	f.Text("reference", in.Reference, false, MaxReferenceLen)
+	f.Merge(field.Check(in))
 	var received time.Time // zero: when the payment is booked (complete)
 	if in.ReceivedAt != nil {
 		received = in.ReceivedAt.UTC().Truncate(time.Microsecond)

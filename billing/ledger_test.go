@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -84,6 +87,46 @@ func TestRecord(t *testing.T) {
 			t.Errorf("received_at %v created_at %v, want %v and now", p.ReceivedAt, p.CreatedAt, want)
 		}
 	})
+}
+
+// TestRecordMessages pins what a client is shown for a refused payment:
+// every field at once, the rules of the tags first.
+func TestRecordMessages(t *testing.T) {
+	svc, _, _ := newMemService(t)
+	inv := mustInvoiceIn(t, svc, tenantA, billing.StatusOpen)
+	future := now().Add(time.Hour)
+	_, _, err := svc.ledger.Record(context.Background(), tenantA, inv.ID, billing.RecordPaymentInput{
+		Amount: 0, Currency: "usd", Method: "barter", Reference: "a\x00", ReceivedAt: &future})
+	want := []field.Error{
+		{Field: "amount", Code: field.OutOfRange, Message: "must be between 1 and 1000000000000000"},
+		{Field: "currency", Code: field.Invalid, Message: "currency codes are upper case: USD"},
+		{Field: "method", Code: field.Invalid, Message: "must be one of: bank_transfer, cash, check, card, other"},
+		{Field: "reference", Code: field.NulByte, Message: "must not contain NUL (U+0000)"},
+		{Field: "received_at", Code: field.Invalid, Message: "must not be in the future"},
+	}
+	if got := codedErrors(t, err); !slices.Equal(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	_, _, err = svc.ledger.Record(context.Background(), tenantA, inv.ID, billing.RecordPaymentInput{Amount: 1})
+	if got := codedErrors(t, err); len(got) != 1 || got[0] != (field.Error{Field: "method", Code: field.Required, Message: "is required"}) {
+		t.Errorf("no method: got %+v", got)
+	}
+}
+
+// TestMethodsAreTheTag: Methods lists what RecordPaymentInput.Method's
+// oneof rule takes, in its order, and Record takes each.
+func TestMethodsAreTheTag(t *testing.T) {
+	sf, _ := reflect.TypeFor[billing.RecordPaymentInput]().FieldByName("Method")
+	if got, want := sf.Tag.Get("validate"), "required,oneof="+strings.Join(billing.Methods(), " "); got != want {
+		t.Errorf("Method's tag is %q, want %q", got, want)
+	}
+	for _, m := range billing.Methods() {
+		svc, _, _ := newMemService(t)
+		inv := mustInvoiceIn(t, svc, tenantA, billing.StatusOpen)
+		if _, _, err := svc.ledger.Record(context.Background(), tenantA, inv.ID, billing.RecordPaymentInput{Amount: 1, Method: m}); err != nil {
+			t.Errorf("Record by %s: %v", m, err)
+		}
+	}
 }
 
 func TestRecordRefused(t *testing.T) {
@@ -259,6 +302,7 @@ func TestProviderPaymentRefusedWritesNoEntry(t *testing.T) {
 		{"ZeroAmount", billing.ProviderPayment{Amount: 0, Currency: "USD"}, billing.ErrInvalid},
 		{"LongPaymentID", billing.ProviderPayment{Amount: 10, Currency: "USD", PaymentID: strings.Repeat("p", billing.MaxReferenceLen+1)}, billing.ErrInvalid},
 		{"NulEventID", billing.ProviderPayment{Amount: 10, Currency: "USD", EventID: "evt\x00"}, billing.ErrInvalid},
+		{"EverythingWrong", billing.ProviderPayment{Amount: -1, Currency: "USD", PaymentID: strings.Repeat("p", billing.MaxReferenceLen+1), EventID: "evt\x00"}, billing.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,6 +321,28 @@ func TestProviderPaymentRefusedWritesNoEntry(t *testing.T) {
 				t.Errorf("ledger has %d entries, want none", n)
 			}
 		})
+	}
+}
+
+// TestProviderPaymentMessages: a provider's payment is refused naming
+// each field that breaks a rule, by either path.
+func TestProviderPaymentMessages(t *testing.T) {
+	ctx := context.Background()
+	svc, _, _ := newMemService(t)
+	inv := mustInvoiceIn(t, svc, tenantA, billing.StatusOpen)
+	p := billing.ProviderPayment{Amount: billing.MaxAmount + 1, Currency: "USD", PaymentID: strings.Repeat("p", 201), EventID: "evt\x1b"}
+	want := []field.Error{
+		{Field: "amount", Code: field.OutOfRange, Message: "must be between 1 and 1000000000000000"},
+		{Field: "payment_id", Code: field.TooLong, Message: "must have at most 200 characters"},
+		{Field: "event_id", Code: field.ControlCharacter, Message: "must not contain control characters other than tab and line breaks"},
+	}
+	_, err := svc.ledger.ApplyRefund(ctx, tenantA, inv.ID, p)
+	if got := codedErrors(t, err); !slices.Equal(got, want) {
+		t.Errorf("ApplyRefund: got %+v\nwant %+v", got, want)
+	}
+	_, err = svc.ledger.ApplyPaymentByID(ctx, inv.ID, p)
+	if got := codedErrors(t, err); !slices.Equal(got, want) {
+		t.Errorf("ApplyPaymentByID: got %+v\nwant %+v", got, want)
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
-	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/event"
@@ -71,8 +69,9 @@ func (p Patch[T]) MarshalJSON() ([]byte, error) {
 // UpdateInvoiceInput is a change of a draft: the body of
 // PATCH /api/v1/collections/invoices/{id}, with the semantics of a JSON
 // merge patch. A member left out is unchanged; one that is sent replaces
-// what the draft has, under the rules of CreateInvoiceInput, and the
-// amounts are computed again. The currency of an invoice never changes.
+// what the draft has, under the rules of CreateInvoiceInput (its validate
+// tags, which Update checks on the members sent), and the amounts are
+// computed again. The currency of an invoice never changes.
 type UpdateInvoiceInput struct {
 	// Customer changes the name, the email or both; nil leaves both.
 	Customer *CustomerUpdate `json:"customer,omitempty"`
@@ -90,12 +89,10 @@ type UpdateInvoiceInput struct {
 }
 
 // CustomerUpdate is the customer of UpdateInvoiceInput. A field left out
-// (or null: neither can be cleared) is unchanged.
+// (or null: neither can be cleared) is unchanged; one sent follows the
+// rules of CustomerInput.
 type CustomerUpdate struct {
-	// Name is 1..MaxCustomerNameLen characters once trimmed.
-	Name *string `json:"name,omitempty"`
-	// Email is a plain address of at most MaxEmailLen characters, stored
-	// lower-case.
+	Name  *string `json:"name,omitempty"`
 	Email *string `json:"email,omitempty"`
 }
 
@@ -139,44 +136,42 @@ func (s *Service) Update(ctx context.Context, tenantID, invoiceID string, in Upd
 }
 
 // applyUpdate returns cur changed as in says, or an *InvalidError listing
-// everything wrong with the result.
+// everything wrong with the members sent. They are checked, normalised
+// and computed as a create's: the draft as a CreateInvoiceInput with the
+// members sent, whose errors count on those members only (the rest was
+// checked when it was written, by the rules of its day).
 func applyUpdate(cur Invoice, in UpdateInvoiceInput) (Invoice, error) {
-	f := field.Errors{}
-	inv := cur
-	if c := in.Customer; c != nil {
-		if c.Name != nil {
-			inv.Customer.Name = strings.TrimSpace(*c.Name)
-			f.Text("customer.name", inv.Customer.Name, true, MaxCustomerNameLen)
-		}
-		if c.Email != nil {
-			email, code, msg := normalizeEmail(*c.Email)
-			if msg != "" {
-				f.Add("customer.email", code, msg)
-			}
-			inv.Customer.Email = email
-		}
+	next := CreateInvoiceInput{Customer: CustomerInput(cur.Customer), DueDate: cur.DueDate, Memo: cur.Memo, Metadata: cur.Metadata}
+	var sent []string
+	if c := in.Customer; c != nil && c.Name != nil {
+		next.Customer.Name, sent = *c.Name, append(sent, "customer.name")
+	}
+	if c := in.Customer; c != nil && c.Email != nil {
+		next.Customer.Email, sent = *c.Email, append(sent, "customer.email")
 	}
 	if in.LineItems != nil {
-		inv.LineItems, inv.Subtotal, inv.Tax, inv.Total = computeTotals(f, in.LineItems)
+		next.LineItems, sent = in.LineItems, append(sent, "line_items")
 	}
 	if in.DueDate.Set {
-		inv.DueDate = in.DueDate.Value
-		if inv.DueDate != "" {
-			if t, err := time.Parse(DateLayout, inv.DueDate); err != nil || t.Format(DateLayout) != inv.DueDate {
-				f.Add("due_date", field.Invalid, "must be a date in the layout YYYY-MM-DD")
-			}
-		}
+		next.DueDate, sent = in.DueDate.Value, append(sent, "due_date")
 	}
 	if in.Memo.Set {
-		inv.Memo = in.Memo.Value
-		f.Text("memo", inv.Memo, false, MaxMemoLen)
+		next.Memo, sent = in.Memo.Value, append(sent, "memo")
 	}
 	if in.Metadata.Set {
-		inv.Metadata = mergeMetadata(cur.Metadata, in.Metadata)
-		checkMetadata(f, inv.Metadata)
+		next.Metadata, sent = mergeMetadata(cur.Metadata, in.Metadata), append(sent, "metadata")
 	}
-	if err := f.Err(); err != nil {
+	next = next.normalize()
+	if err := onlyOn(sent, field.Check(next)); err != nil {
 		return Invoice{}, err
+	}
+	inv := cur
+	inv.Customer, inv.DueDate, inv.Memo, inv.Metadata = Customer(next.Customer), next.DueDate, next.Memo, next.Metadata
+	if in.LineItems != nil {
+		var err error
+		if inv.LineItems, inv.Subtotal, inv.Tax, inv.Total, err = computeTotals(next.LineItems); err != nil {
+			return Invoice{}, err
+		}
 	}
 	return inv, nil
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -164,6 +166,36 @@ func TestUpdateRefused(t *testing.T) {
 // TestUpdateInputJSON: a member left out, sent as null, or sent with a
 // value decode to different patches, and a value of the wrong type is an
 // *json.UnmarshalTypeError naming the member.
+// TestUpdateChecksOnlyWhatIsSent: the rules of a create hold for the
+// members an update sends; what the draft already has stays as it is,
+// even when today's rules would refuse it (a currency ISO 4217 has since
+// retired, text written under older rules).
+func TestUpdateChecksOnlyWhatIsSent(t *testing.T) {
+	ctx := context.Background()
+	svc, store, _ := newMemService(t)
+	draft := mustInvoiceIn(t, svc, tenantA, billing.StatusDraft)
+	old := store.invoices[draft.ID]
+	old.Currency, old.Memo, old.Metadata = "HRK", "bell\a", map[string]string{"": "x"}
+	store.invoices[draft.ID] = old
+
+	got, err := svc.Update(ctx, tenantA, draft.ID, billing.UpdateInvoiceInput{Customer: &billing.CustomerUpdate{Name: ptrTo(" Grace ")}})
+	if err != nil {
+		t.Fatalf("Update of the name: %v", err)
+	}
+	if got.Customer.Name != "Grace" || got.Currency != "HRK" || got.Memo != "bell\a" {
+		t.Errorf("got %+v", got)
+	}
+	_, err = svc.Update(ctx, tenantA, draft.ID, billing.UpdateInvoiceInput{Memo: billing.PatchTo("bell\a"),
+		Metadata: billing.PatchTo(map[string]*string{"po": ptrTo("1")})})
+	want := []field.Error{
+		{Field: "memo", Code: field.ControlCharacter, Message: "must not contain control characters other than tab and line breaks"},
+		{Field: "metadata", Code: field.Required, Message: `key "": is required`},
+	}
+	if got := codedErrors(t, err); !slices.Equal(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
 func TestUpdateInputJSON(t *testing.T) {
 	tests := []struct {
 		name string

@@ -18,36 +18,31 @@ const maxLedger = 1_000 * MaxAmount
 
 // ProviderPayment is a payment or refund as the payment provider reports
 // it: what Ledger.ApplyPayment and its kin apply and keep in the ledger.
+// Its validate tags are its rules; the JSON names are those its errors
+// carry.
 type ProviderPayment struct {
 	// Amount is in minor units of Currency: 1..MaxAmount.
-	Amount int64
+	Amount int64 `json:"amount" validate:"min=1,max=1000000000000000"`
 	// Currency must be the invoice's; matched case-insensitively.
-	Currency string
+	Currency string `json:"currency"`
 	// PaymentID is the provider's id of the payment, kept as the entry's
 	// reference: text of at most MaxReferenceLen characters, or "".
-	PaymentID string
+	PaymentID string `json:"payment_id" validate:"max=200,text"`
 	// EventID is the id of the provider's event that reported it: text of
 	// at most MaxReferenceLen characters, or "".
-	EventID string
+	EventID string `json:"event_id" validate:"max=200,text"`
 	// ReceivedAt is when the provider says the money moved; zero means now.
-	ReceivedAt time.Time
+	ReceivedAt time.Time `json:"received_at"`
 }
 
-// entry is the ledger entry of p, of kind, to be completed by apply, or
-// an *InvalidError about p's ids.
-func (p ProviderPayment) entry(kind PaymentKind) (Payment, error) {
-	f := field.Errors{}
-	f.Text("payment_id", p.PaymentID, false, MaxReferenceLen)
-	f.Text("event_id", p.EventID, false, MaxReferenceLen)
-	if err := f.Err(); err != nil {
-		return Payment{}, err
-	}
+// entry is the ledger entry of p, of kind, to be completed by apply.
+func (p ProviderPayment) entry(kind PaymentKind) Payment {
 	received := p.ReceivedAt
 	if !received.IsZero() {
 		received = received.UTC().Truncate(time.Microsecond)
 	}
 	return Payment{Kind: kind, Amount: p.Amount, Source: SourceWebhook, Reference: p.PaymentID,
-		EventID: p.EventID, ReceivedAt: received}, nil
+		EventID: p.EventID, ReceivedAt: received}
 }
 
 // ApplyPayment records a payment to the tenant's invoice, as a payment
@@ -159,13 +154,10 @@ func (l *Ledger) ApplyRefundByID(ctx context.Context, invoiceID string, p Provid
 // under the invoice's lock, settles the invoice and writes its entry.
 func (l *Ledger) applyMoney(ctx context.Context, tenantID, invoiceID string, p ProviderPayment, kind PaymentKind,
 	apply func(inv *Invoice) error) (Invoice, error) {
-	if p.Amount < 1 || p.Amount > MaxAmount {
-		return Invoice{}, outOfRange("amount", "must be between 1 and %d", int64(MaxAmount))
-	}
-	e, err := p.entry(kind)
-	if err != nil {
+	if err := field.Check(p); err != nil {
 		return Invoice{}, err
 	}
+	e := p.entry(kind)
 	return l.apply(ctx, tenantID, invoiceID, &e, moneyEvent(kind), func(inv *Invoice, now time.Time) error {
 		return applyTo(inv, p.Currency, apply, now)
 	})
@@ -184,16 +176,14 @@ func (l *Ledger) applyMoneyByID(ctx context.Context, invoiceID string, p Provide
 		found, inv Invoice
 		now        time.Time // when the invoice was locked
 	)
+	bad := field.Check(p)
+	e := p.entry(kind)
 	err := l.svc.join(ctx, func(ctx context.Context) error {
-		e, eerr := p.entry(kind)
 		var err error
 		inv, err = l.svc.store.UpdateInvoiceByID(ctx, invoiceID, func(inv *Invoice) error {
 			found, now = *inv, l.svc.clock()
-			if p.Amount < 1 || p.Amount > MaxAmount {
-				return outOfRange("amount", "must be between 1 and %d", int64(MaxAmount))
-			}
-			if eerr != nil {
-				return eerr
+			if bad != nil {
+				return bad
 			}
 			return applyTo(inv, p.Currency, apply, now)
 		})

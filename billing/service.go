@@ -110,19 +110,14 @@ func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceI
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
 	}
-	d, err := validateCreate(in)
+	inv, err := in.draft()
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
 	}
 	now := s.clock()
-	inv := Invoice{
-		ID: id.New(id.Invoice), TenantID: tenantID, Status: StatusDraft,
-		Customer: d.customer, Currency: d.currency, LineItems: d.lines,
-		Subtotal: d.subtotal, Tax: d.tax, Total: d.total,
-		DueDate: d.dueDate, Memo: d.memo, Metadata: d.metadata, CreatedAt: now,
-	}
+	inv.ID, inv.TenantID, inv.CreatedAt = id.New(id.Invoice), tenantID, now
 	inv.settle(now)
-	if d.status == StatusOpen {
+	if in.Status != string(StatusDraft) {
 		inv.finalize(now)
 	}
 	err = s.tx(ctx, func(ctx context.Context) error {
@@ -166,14 +161,9 @@ func (s *Service) Get(ctx context.Context, tenantID, invoiceID string) (Invoice,
 // an unknown status ("status"), an absurd email ("customer_email") or a
 // Before that is no invoice id ("cursor").
 func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]Invoice, bool, error) {
+	f.CustomerEmail = strings.ToLower(strings.TrimSpace(f.CustomerEmail))
 	fe := field.Errors{}
-	if f.Status != "" && !Status(f.Status).Valid() {
-		fe.OneOf("status", "draft", "open", "paid", "void", "uncollectible")
-	}
-	if f.CustomerEmail != "" {
-		f.CustomerEmail = strings.ToLower(strings.TrimSpace(f.CustomerEmail))
-		fe.Text("customer_email", f.CustomerEmail, true, MaxEmailLen)
-	}
+	fe.Merge(field.Check(f))
 	if f.Before != "" && !id.Valid(id.Invoice, f.Before) {
 		fe.Add("cursor", field.Invalid, "is not an invoice position")
 	}

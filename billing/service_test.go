@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -176,6 +177,7 @@ func TestList(t *testing.T) {
 		{"Before", billing.ListFilter{Limit: 100, Before: all[99].ID}, 20, false, all[100].ID},
 		{"Status", billing.ListFilter{Status: "draft", Limit: 100}, 40, false, ""},
 		{"EmailAnyCase", billing.ListFilter{CustomerEmail: " Grace@EXAMPLE.com", Limit: 100}, 40, false, ""},
+		{"BlankEmailIsNoFilter", billing.ListFilter{CustomerEmail: " ", Limit: 100}, 100, true, all[0].ID},
 		{"NoMatch", billing.ListFilter{Status: "void"}, 0, false, ""},
 	}
 	for _, tt := range tests {
@@ -202,19 +204,22 @@ func TestList(t *testing.T) {
 func TestListInvalid(t *testing.T) {
 	svc, _, _ := newMemService(t)
 	tests := []struct {
-		name   string
-		filter billing.ListFilter
-		field  string
+		name        string
+		filter      billing.ListFilter
+		field, code string
+		message     string
 	}{
-		{"Status", billing.ListFilter{Status: "sent"}, "status"},
-		{"Cursor", billing.ListFilter{Before: "tkt_01jd0000000000000000000000"}, "cursor"},
-		{"Email", billing.ListFilter{CustomerEmail: "a\x00@example.com"}, "customer_email"},
+		{"Status", billing.ListFilter{Status: "sent"}, "status", field.Invalid, "must be one of: draft, open, paid, void, uncollectible"},
+		{"Cursor", billing.ListFilter{Before: "tkt_01jd0000000000000000000000"}, "cursor", field.Invalid, "is not an invoice position"},
+		{"Email", billing.ListFilter{CustomerEmail: "a\x00@example.com"}, "customer_email", field.NulByte, "must not contain NUL (U+0000)"},
+		{"EmailTooLong", billing.ListFilter{CustomerEmail: strings.Repeat("a", 255)}, "customer_email", field.TooLong, "must have at most 254 characters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := svc.List(context.Background(), tenantA, tt.filter)
-			if fields := fieldErrors(t, err); fields[tt.field] == "" {
-				t.Errorf("got %v, want an error on %q", fields, tt.field)
+			want := field.Error{Field: tt.field, Code: tt.code, Message: tt.message}
+			if got := codedErrors(t, err); len(got) != 1 || got[0] != want {
+				t.Errorf("got %+v, want %+v", got, want)
 			}
 		})
 	}

@@ -69,12 +69,16 @@ type Store interface {
 
 // ListFilter selects and pages invoices for List. Lists are newest first
 // and keyset-paginated on the id, which sorts by creation time.
+//
+// Its validate tags are the rules of the filters, which List checks; the
+// JSON names are those of the query parameters, which name a refused
+// filter. Before, an opaque position to clients, is checked by List.
 type ListFilter struct {
 	// Status keeps only invoices in this status ("" for all).
-	Status string
-	// CustomerEmail keeps only invoices to this customer ("" for all);
-	// matched case-insensitively.
-	CustomerEmail string
+	Status string `json:"status" validate:"omitempty,oneof=draft open paid void uncollectible"`
+	// CustomerEmail keeps only invoices to this customer ("" or blank for
+	// all); matched case-insensitively.
+	CustomerEmail string `json:"customer_email" validate:"max=254,text"`
 	// Limit is the page size: 1..MaxListLimit, DefaultListLimit when 0.
 	// Service.List clamps it into that range.
 	Limit int

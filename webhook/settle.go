@@ -34,11 +34,13 @@ type Inbox interface {
 	Settle(ctx context.Context, r Record, from Outcome) error
 }
 
-// EventFilter selects and pages the inbox's events.
+// EventFilter selects and pages the inbox's events. Its validate tag is
+// the rule Settlement.Events checks, and the JSON name that of the query
+// parameter, which names a refused filter.
 type EventFilter struct {
 	// Outcome keeps events with this outcome; Settlement.Events asks for
 	// OutcomeUnmatched when it is empty.
-	Outcome Outcome
+	Outcome Outcome `json:"outcome" validate:"oneof=unmatched applied dismissed ignored pending"`
 	// Limit is the page size: 1..MaxListLimit, DefaultListLimit when 0.
 	Limit int
 	// Before is the id of the last event of the previous page.
@@ -51,9 +53,11 @@ const (
 	MaxListLimit     = 100
 )
 
-// MaxDismissReasonLen is the longest reason for dismissing an event, in
-// characters.
-const MaxDismissReasonLen = 500
+// dismissal is what an operator gives to dismiss an event, with its rule.
+type dismissal struct {
+	// Reason is 1..500 characters once trimmed.
+	Reason string `json:"reason" validate:"required,max=500,text"`
+}
 
 // Settlement is how the platform's operators settle the events that could
 // not be applied: list them, apply one to the invoice they matched it to
@@ -74,15 +78,11 @@ func NewSettlement(svc *Service, inbox Inbox) *Settlement {
 // empty) and whether more follow. *tenancy.InvalidError for an unknown
 // outcome ("outcome") or a malformed cursor ("cursor").
 func (s *Settlement) Events(ctx context.Context, f EventFilter) ([]Record, bool, error) {
-	errs := field.Errors{}
 	if f.Outcome == "" {
 		f.Outcome = OutcomeUnmatched
 	}
-	switch f.Outcome {
-	case OutcomeApplied, OutcomeIgnored, OutcomeUnmatched, OutcomePending, OutcomeDismissed:
-	default:
-		errs.OneOf("outcome", "unmatched", "applied", "dismissed", "ignored", "pending")
-	}
+	errs := field.Errors{}
+	errs.Merge(field.Check(f))
 	if f.Before != "" && checkToken(f.Before, MaxEventIDLen) != "" {
 		errs.Add("cursor", field.Invalid, "is not an event position")
 	}
@@ -175,14 +175,14 @@ func (s *Settlement) Apply(ctx context.Context, eventID, invoiceID string) (Reco
 }
 
 // Dismiss sets the unmatched event eventID aside with the operator's
-// reason (1..MaxDismissReasonLen characters): its outcome becomes
+// reason (1..500 characters once trimmed): its outcome becomes
 // OutcomeDismissed, and nothing else changes. ErrNotFound for an unknown
 // event, ErrConflict when it is not unmatched, *tenancy.InvalidError
 // ("reason").
 func (s *Settlement) Dismiss(ctx context.Context, eventID, reason string) (Record, error) {
 	reason = strings.TrimSpace(reason)
-	if code, msg := field.Text(reason, true, MaxDismissReasonLen); code != "" {
-		return Record{}, fmt.Errorf("webhook: dismiss event %s: %w", eventID, field.NewInvalidError("reason", code, msg))
+	if err := field.Check(dismissal{Reason: reason}); err != nil {
+		return Record{}, fmt.Errorf("webhook: dismiss event %s: %w", eventID, err)
 	}
 	var out Record
 	err := s.svc.tx.InTx(ctx, func(ctx context.Context) error {
