@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -150,22 +149,6 @@ func (l Errors) Addf(path, code, format string, args ...any) {
 // Required records that path is missing: "is required".
 func (l Errors) Required(path string) { l.Add(path, Required, "is required") }
 
-// TooLong records that the text at path has more than max characters.
-func (l Errors) TooLong(path string, max int) {
-	l.Addf(path, TooLong, "must have at most %d characters", max)
-}
-
-// OutOfRange records that the number at path is not within min..max.
-func (l Errors) OutOfRange(path string, min, max int64) {
-	l.Addf(path, OutOfRange, "must be between %d and %d", min, max)
-}
-
-// OneOf records that path is none of the accepted values:
-// "must be one of: low, normal, high".
-func (l Errors) OneOf(path string, accepted ...string) {
-	l.Add(path, Invalid, "must be one of: "+strings.Join(accepted, ", "))
-}
-
 // Merge adds the fields of the *InvalidError in err's chain, if any, with
 // their codes.
 func (l Errors) Merge(err error) {
@@ -199,40 +182,6 @@ func (l Errors) InvalidError() *InvalidError {
 		fields[path] = f.Message
 	}
 	return &InvalidError{Fields: fields, errs: errs}
-}
-
-// Text returns the code and message of the rule the text s breaks, or "",
-// "": it must be valid UTF-8 of at most maxLen characters, not empty when
-// required, without NUL (which would not even fit a Postgres TEXT column)
-// or control characters other than tab and line breaks. Every domain checks
-// its free text (names, memos, notes, descriptions) with it, so that the
-// same mistake gets the same answer everywhere.
-func Text(s string, required bool, maxLen int) (code, msg string) {
-	if !utf8.ValidString(s) {
-		return InvalidUTF8, "must be valid UTF-8"
-	}
-	switch n := utf8.RuneCountInString(s); {
-	case n == 0 && required:
-		return Required, "is required"
-	case n > maxLen:
-		return TooLong, fmt.Sprintf("must have at most %d characters", maxLen)
-	case strings.IndexByte(s, 0) >= 0:
-		return NulByte, "must not contain NUL (U+0000)"
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			return ControlCharacter, "must not contain control characters"
-		}
-	}
-	return "", ""
-}
-
-// Text records at path what is wrong with the text s, if anything (see
-// the function Text).
-func (l Errors) Text(path, s string, required bool, maxLen int) {
-	if code, msg := Text(s, required, maxLen); code != "" {
-		l.Add(path, code, msg)
-	}
 }
 
 // Truncate shortens s to at most n characters, marking the cut with "…",

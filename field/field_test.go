@@ -18,9 +18,9 @@ func TestErrors(t *testing.T) {
 		{"None", func(field.Errors) {}, nil},
 		{"InOrderFound", func(f field.Errors) {
 			f.Required("subject")
-			f.TooLong("description", 10000)
-			f.OutOfRange("line_items[0].quantity", 1, 1000000)
-			f.OneOf("priority", "low", "high")
+			f.Add("description", field.TooLong, "must have at most 10000 characters")
+			f.Add("line_items[0].quantity", field.OutOfRange, "must be between 1 and 1000000")
+			f.Add("priority", field.Invalid, "must be one of: low, high")
 			f.Add("tags", field.TooMany, "must have at most 10 items")
 			f.Addf("metadata", field.TooLong, "key %q: must have at most %d characters", "k", 40)
 		}, []field.Error{
@@ -33,7 +33,7 @@ func TestErrors(t *testing.T) {
 		}},
 		{"FirstPerFieldWins", func(f field.Errors) {
 			f.Required("name")
-			f.TooLong("name", 200)
+			f.Add("name", field.TooLong, "must have at most 200 characters")
 			f.Required("email")
 		}, []field.Error{
 			{Field: "name", Code: "required", Message: "is required"},
