@@ -201,6 +201,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p *Problem) {
 		out.Title = http.StatusText(out.Status)
 	}
 	out.Errors = fieldSentences(out.Errors)
+	out.bound()
 	// "Www-Authenticate" is net/http's canonical form of WWW-Authenticate.
 	if out.Status == http.StatusUnauthorized && w.Header().Get("Www-Authenticate") == "" {
 		w.Header().Set("Www-Authenticate", "Bearer")

@@ -690,6 +690,159 @@ func (e WebhookEndpointDisabledReason) Valid() bool {
 	}
 }
 
+// Defines values for WebhookEventType.
+const (
+	WebhookEventTypeAPIKeyCreated                WebhookEventType = "api_key.created"
+	WebhookEventTypeAPIKeyRevoked                WebhookEventType = "api_key.revoked"
+	WebhookEventTypeContractRequestApplied       WebhookEventType = "contract_request.applied"
+	WebhookEventTypeContractRequestApproved      WebhookEventType = "contract_request.approved"
+	WebhookEventTypeContractRequestCancelled     WebhookEventType = "contract_request.cancelled"
+	WebhookEventTypeContractRequestRejected      WebhookEventType = "contract_request.rejected"
+	WebhookEventTypeContractRequestSubmitted     WebhookEventType = "contract_request.submitted"
+	WebhookEventTypeEntitlementLimitCleared      WebhookEventType = "entitlement.limit_cleared"
+	WebhookEventTypeEntitlementLimitSet          WebhookEventType = "entitlement.limit_set"
+	WebhookEventTypeEntitlementThreshold         WebhookEventType = "entitlement.threshold"
+	WebhookEventTypeInvoiceCreated               WebhookEventType = "invoice.created"
+	WebhookEventTypeInvoiceDeleted               WebhookEventType = "invoice.deleted"
+	WebhookEventTypeInvoiceFinalized             WebhookEventType = "invoice.finalized"
+	WebhookEventTypeInvoiceMarkedUncollectible   WebhookEventType = "invoice.marked_uncollectible"
+	WebhookEventTypeInvoiceOverdue               WebhookEventType = "invoice.overdue"
+	WebhookEventTypeInvoicePaid                  WebhookEventType = "invoice.paid"
+	WebhookEventTypeInvoicePaymentFailed         WebhookEventType = "invoice.payment_failed"
+	WebhookEventTypeInvoicePaymentRecorded       WebhookEventType = "invoice.payment_recorded"
+	WebhookEventTypeInvoiceRefunded              WebhookEventType = "invoice.refunded"
+	WebhookEventTypeInvoiceReminderSent          WebhookEventType = "invoice.reminder_sent"
+	WebhookEventTypeInvoiceUpdated               WebhookEventType = "invoice.updated"
+	WebhookEventTypeInvoiceVoided                WebhookEventType = "invoice.voided"
+	WebhookEventTypeLoginLinkCreated             WebhookEventType = "login_link.created"
+	WebhookEventTypeMemberAdded                  WebhookEventType = "member.added"
+	WebhookEventTypeMemberRemoved                WebhookEventType = "member.removed"
+	WebhookEventTypeMemberRoleChanged            WebhookEventType = "member.role_changed"
+	WebhookEventTypeModuleToggled                WebhookEventType = "module.toggled"
+	WebhookEventTypeNotificationRead             WebhookEventType = "notification.read"
+	WebhookEventTypeNotificationReadAll          WebhookEventType = "notification.read_all"
+	WebhookEventTypeOperatorKeyCreated           WebhookEventType = "operator_key.created"
+	WebhookEventTypeOperatorKeyRevoked           WebhookEventType = "operator_key.revoked"
+	WebhookEventTypePaymentEventApplied          WebhookEventType = "payment_event.applied"
+	WebhookEventTypePaymentEventDismissed        WebhookEventType = "payment_event.dismissed"
+	WebhookEventTypeSessionCreated               WebhookEventType = "session.created"
+	WebhookEventTypeTenantCreated                WebhookEventType = "tenant.created"
+	WebhookEventTypeTenantPlanChanged            WebhookEventType = "tenant.plan_changed"
+	WebhookEventTypeTicketCommented              WebhookEventType = "ticket.commented"
+	WebhookEventTypeTicketCreated                WebhookEventType = "ticket.created"
+	WebhookEventTypeTicketRated                  WebhookEventType = "ticket.rated"
+	WebhookEventTypeTicketSLABreached            WebhookEventType = "ticket.sla_breached"
+	WebhookEventTypeTicketUpdated                WebhookEventType = "ticket.updated"
+	WebhookEventTypeUserCreated                  WebhookEventType = "user.created"
+	WebhookEventTypeWebhookEndpointCreated       WebhookEventType = "webhook_endpoint.created"
+	WebhookEventTypeWebhookEndpointDeleted       WebhookEventType = "webhook_endpoint.deleted"
+	WebhookEventTypeWebhookEndpointDisabled      WebhookEventType = "webhook_endpoint.disabled"
+	WebhookEventTypeWebhookEndpointSecretRotated WebhookEventType = "webhook_endpoint.secret_rotated"
+	WebhookEventTypeWebhookEndpointUpdated       WebhookEventType = "webhook_endpoint.updated"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventType enum.
+func (e WebhookEventType) Valid() bool {
+	switch e {
+	case WebhookEventTypeAPIKeyCreated:
+		return true
+	case WebhookEventTypeAPIKeyRevoked:
+		return true
+	case WebhookEventTypeContractRequestApplied:
+		return true
+	case WebhookEventTypeContractRequestApproved:
+		return true
+	case WebhookEventTypeContractRequestCancelled:
+		return true
+	case WebhookEventTypeContractRequestRejected:
+		return true
+	case WebhookEventTypeContractRequestSubmitted:
+		return true
+	case WebhookEventTypeEntitlementLimitCleared:
+		return true
+	case WebhookEventTypeEntitlementLimitSet:
+		return true
+	case WebhookEventTypeEntitlementThreshold:
+		return true
+	case WebhookEventTypeInvoiceCreated:
+		return true
+	case WebhookEventTypeInvoiceDeleted:
+		return true
+	case WebhookEventTypeInvoiceFinalized:
+		return true
+	case WebhookEventTypeInvoiceMarkedUncollectible:
+		return true
+	case WebhookEventTypeInvoiceOverdue:
+		return true
+	case WebhookEventTypeInvoicePaid:
+		return true
+	case WebhookEventTypeInvoicePaymentFailed:
+		return true
+	case WebhookEventTypeInvoicePaymentRecorded:
+		return true
+	case WebhookEventTypeInvoiceRefunded:
+		return true
+	case WebhookEventTypeInvoiceReminderSent:
+		return true
+	case WebhookEventTypeInvoiceUpdated:
+		return true
+	case WebhookEventTypeInvoiceVoided:
+		return true
+	case WebhookEventTypeLoginLinkCreated:
+		return true
+	case WebhookEventTypeMemberAdded:
+		return true
+	case WebhookEventTypeMemberRemoved:
+		return true
+	case WebhookEventTypeMemberRoleChanged:
+		return true
+	case WebhookEventTypeModuleToggled:
+		return true
+	case WebhookEventTypeNotificationRead:
+		return true
+	case WebhookEventTypeNotificationReadAll:
+		return true
+	case WebhookEventTypeOperatorKeyCreated:
+		return true
+	case WebhookEventTypeOperatorKeyRevoked:
+		return true
+	case WebhookEventTypePaymentEventApplied:
+		return true
+	case WebhookEventTypePaymentEventDismissed:
+		return true
+	case WebhookEventTypeSessionCreated:
+		return true
+	case WebhookEventTypeTenantCreated:
+		return true
+	case WebhookEventTypeTenantPlanChanged:
+		return true
+	case WebhookEventTypeTicketCommented:
+		return true
+	case WebhookEventTypeTicketCreated:
+		return true
+	case WebhookEventTypeTicketRated:
+		return true
+	case WebhookEventTypeTicketSLABreached:
+		return true
+	case WebhookEventTypeTicketUpdated:
+		return true
+	case WebhookEventTypeUserCreated:
+		return true
+	case WebhookEventTypeWebhookEndpointCreated:
+		return true
+	case WebhookEventTypeWebhookEndpointDeleted:
+		return true
+	case WebhookEventTypeWebhookEndpointDisabled:
+		return true
+	case WebhookEventTypeWebhookEndpointSecretRotated:
+		return true
+	case WebhookEventTypeWebhookEndpointUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RequesterFilter.
 const (
 	RequesterFilterMe RequesterFilter = "me"
@@ -757,7 +910,7 @@ type App struct {
 
 // CSRFToken A CSRF token for unsafe requests authenticated by the session cookie.
 //
-// Example: {"expires_at":"2026-11-21T22:00:00Z","header":"X-CSRF-Token","token":"AQAAAABpI0xw3q2-7Yb0dJb3Xn8Q0Yx5l3w2Yk7Xz7ZlqgWkq1lB7B9Yx3m0r8l1q4w2s6"}
+// Example: {"expires_at":"2026-11-21T22:00:00Z","header":"X-CSRF-Token","token":"AQAAAABrAhRgeDd7UldXtJRCf4kBT5fXmTSKYp9c7tAyw-hwbsR9m_r7APtCULAY3ZZUNcpQy4Nu"}
 type CSRFToken struct {
 	// ExpiresAt When the token stops being accepted (12 hours after issue).
 	ExpiresAt time.Time `json:"expires_at"`
@@ -936,7 +1089,7 @@ type CreateWebhookEndpointInput struct {
 	Enabled     *bool   `json:"enabled,omitempty"`
 
 	// EventTypes Known event types (see the Outbound webhooks section of docs/api.md); empty or absent delivers every type.
-	EventTypes *[]string `json:"event_types,omitempty"`
+	EventTypes *[]WebhookEventType `json:"event_types,omitempty"`
 
 	// URL Example: https://example.com/webhooks/tenantkit
 	URL string `json:"url"`
@@ -1066,7 +1219,7 @@ type FieldError struct {
 	// Code The broken rule: `required`, `too_long`, `too_many`, `out_of_range`, `invalid`, `invalid_utf8`, `nul_byte`, `control_character`; for a request that could not be understood `unknown_field`, `invalid_type`, `unknown_parameter`, `repeated`. The same rule has the same code on every endpoint.
 	Code string `json:"code"`
 
-	// Field JSON path of the field (`line_items[0].quantity`), query parameter or header name.
+	// Field JSON path of the field (`line_items[0].quantity`), query parameter or header name. At most 256 characters, like `message` at most 1,000: what is longer is cut, ending with `…`.
 	Field string `json:"field"`
 
 	// Message The broken rule as a sentence for people, naming the field (`line_items[0].quantity must be between 1 and 1000000`).
@@ -1502,10 +1655,10 @@ type Problem struct {
 	// CurrentStatus Extension member of a `conflict` about a resource's status (editing an invoice that is not a draft, voiding a paid one, a ticket move the transition table forbids, a rating of a ticket that is not solved): the status it has now.
 	CurrentStatus *string `json:"current_status,omitempty"`
 
-	// Detail One sentence for people, written for the client: the domain's own sentence (`invoice not found`, `monthly limit of 3 tickets reached; resets 2026-12-01T00:00:00Z`), never internals and never a chain of wrapped errors. Show it; do not parse it.
+	// Detail One sentence for people, written for the client: the domain's own sentence (`invoice not found`, `monthly limit of 3 tickets reached; resets 2026-12-01T00:00:00Z`), never internals and never a chain of wrapped errors. Show it; do not parse it. At most 2,000 characters: a longer one is cut, ending with `…`.
 	Detail *string `json:"detail,omitempty"`
 
-	// Errors The offending fields, when the problem is about the input (400, 422).
+	// Errors The offending fields, when the problem is about the input (400, 422). At most 1,000.
 	Errors *[]FieldError `json:"errors,omitempty"`
 
 	// Limit Extension member of `entitlement_limit_exceeded`: the tenant's limit of the feature per period.
@@ -1779,10 +1932,10 @@ type UpdateTicketInput struct {
 
 // UpdateWebhookEndpointInput Changes to an endpoint; absent fields keep their value.
 type UpdateWebhookEndpointInput struct {
-	Description *string   `json:"description,omitempty"`
-	Enabled     *bool     `json:"enabled,omitempty"`
-	EventTypes  *[]string `json:"event_types,omitempty"`
-	URL         *string   `json:"url,omitempty"`
+	Description *string             `json:"description,omitempty"`
+	Enabled     *bool               `json:"enabled,omitempty"`
+	EventTypes  *[]WebhookEventType `json:"event_types,omitempty"`
+	URL         *string             `json:"url,omitempty"`
 }
 
 // UserID User id: `usr_` and a lower-case ULID, so ids sort by creation time.
@@ -1859,7 +2012,7 @@ type WebhookEndpoint struct {
 	Enabled        bool                           `json:"enabled"`
 
 	// EventTypes The event types delivered; empty delivers every type.
-	EventTypes []string `json:"event_types"`
+	EventTypes []WebhookEventType `json:"event_types"`
 
 	// FailingSince When the current run of failed attempts began; absent after a success.
 	FailingSince *time.Time `json:"failing_since,omitempty"`
@@ -1903,7 +2056,7 @@ type WebhookEndpointWithSecret struct {
 	Enabled        bool                           `json:"enabled"`
 
 	// EventTypes The event types delivered; empty delivers every type.
-	EventTypes []string `json:"event_types"`
+	EventTypes []WebhookEventType `json:"event_types"`
 
 	// FailingSince When the current run of failed attempts began; absent after a success.
 	FailingSince *time.Time `json:"failing_since,omitempty"`
@@ -1922,6 +2075,9 @@ type WebhookEndpointWithSecret struct {
 	UpdatedAt       time.Time  `json:"updated_at"`
 	URL             string     `json:"url"`
 }
+
+// WebhookEventType A type of event an endpoint can subscribe to: the types tenantkit records (see `Event`).
+type WebhookEventType string
 
 // ContractRequestIDPath Contract change request id: `ccr_` and a lower-case ULID, so ids sort by creation time.
 //
@@ -4600,7 +4756,7 @@ func NewListContractRequestsRequest(server string, params *ListContractRequestsP
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4943,7 +5099,7 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5587,7 +5743,7 @@ func NewListNotificationsRequest(server string, params *ListNotificationsParams)
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5872,7 +6028,7 @@ func NewListTicketsRequest(server string, params *ListTicketsParams) (*http.Requ
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6217,7 +6373,7 @@ func NewListTicketCommentsRequest(server string, id TicketIDPath, params *ListTi
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6477,7 +6633,7 @@ func NewListInvoicesRequest(server string, params *ListInvoicesParams) (*http.Re
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6990,7 +7146,7 @@ func NewListInvoicePaymentsRequest(server string, id InvoiceIDPath, params *List
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7226,7 +7382,7 @@ func NewListWebhookEndpointsRequest(server string, params *ListWebhookEndpointsP
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7655,7 +7811,7 @@ func NewListWebhookDeliveriesRequest(server string, id WebhookEndpointIDPath, pa
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -736,7 +736,7 @@ type FieldError struct {
 	// Code The broken rule: `required`, `too_long`, `too_many`, `out_of_range`, `invalid`, `invalid_utf8`, `nul_byte`, `control_character`; for a request that could not be understood `unknown_field`, `invalid_type`, `unknown_parameter`, `repeated`. The same rule has the same code on every endpoint.
 	Code string `json:"code"`
 
-	// Field JSON path of the field (`line_items[0].quantity`), query parameter or header name.
+	// Field JSON path of the field (`line_items[0].quantity`), query parameter or header name. At most 256 characters, like `message` at most 1,000: what is longer is cut, ending with `…`.
 	Field string `json:"field"`
 
 	// Message The broken rule as a sentence for people, naming the field (`line_items[0].quantity must be between 1 and 1000000`).
@@ -889,10 +889,10 @@ type Problem struct {
 	// CurrentStatus Extension member of a `conflict` about a resource's status (editing an invoice that is not a draft, voiding a paid one, a ticket move the transition table forbids, a rating of a ticket that is not solved): the status it has now.
 	CurrentStatus *string `json:"current_status,omitempty"`
 
-	// Detail One sentence for people, written for the client: the domain's own sentence (`invoice not found`, `monthly limit of 3 tickets reached; resets 2026-12-01T00:00:00Z`), never internals and never a chain of wrapped errors. Show it; do not parse it.
+	// Detail One sentence for people, written for the client: the domain's own sentence (`invoice not found`, `monthly limit of 3 tickets reached; resets 2026-12-01T00:00:00Z`), never internals and never a chain of wrapped errors. Show it; do not parse it. At most 2,000 characters: a longer one is cut, ending with `…`.
 	Detail *string `json:"detail,omitempty"`
 
-	// Errors The offending fields, when the problem is about the input (400, 422).
+	// Errors The offending fields, when the problem is about the input (400, 422). At most 1,000.
 	Errors *[]FieldError `json:"errors,omitempty"`
 
 	// Limit Extension member of `entitlement_limit_exceeded`: the tenant's limit of the feature per period.
@@ -2731,7 +2731,7 @@ func NewOperatorListContractRequestsRequest(server string, params *OperatorListC
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2947,7 +2947,7 @@ func NewOperatorListEventsRequest(server string, params *OperatorListEventsParam
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3137,7 +3137,7 @@ func NewOperatorListPaymentEventsRequest(server string, params *OperatorListPaym
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3354,7 +3354,7 @@ func NewOperatorListTenantsRequest(server string, params *OperatorListTenantsPar
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3631,7 +3631,7 @@ func NewOperatorListAPIKeysRequest(server string, id TenantIDPath, params *Opera
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3850,7 +3850,7 @@ func NewOperatorListMembersRequest(server string, id TenantIDPath, params *Opera
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4129,7 +4129,7 @@ func NewOperatorListTicketsRequest(server string, params *OperatorListTicketsPar
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4431,7 +4431,7 @@ func NewOperatorListUsersRequest(server string, params *OperatorListUsersParams)
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
