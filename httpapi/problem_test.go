@@ -55,9 +55,9 @@ func testFieldsError(fields map[string]string) error {
 func testCodedError() error {
 	f := field.Errors{}
 	f.Required("subject")
-	f.TooLong("subject", 200) // a second error on a field is dropped
+	f.Add("subject", field.TooLong, "must have at most 200 characters") // a second error on a field is dropped
 	f.Add("tags", field.TooMany, "must have at most 10 items")
-	f.OutOfRange("line_items[0].quantity", 1, 1000000)
+	f.Add("line_items[0].quantity", field.OutOfRange, "must be between 1 and 1000000")
 	return f.Err()
 }
 

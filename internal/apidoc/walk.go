@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,7 +71,7 @@ func (c *comparison) object(path string, s *openapi3.Schema, t reflect.Type) {
 			continue
 		}
 		tg := parseTag(f.sf.Tag.Get("validate"))
-		inDoc, byTags := slices.Contains(s.Required, f.name), required(tg.rules)
+		inDoc, byTags := slices.Contains(s.Required, f.name), refusesAbsence(f.sf.Type, tg)
 		switch {
 		case inDoc && !byTags:
 			c.addf(p, "the document lists it as required but the tags do not require it")
@@ -84,6 +85,38 @@ func (c *comparison) object(path string, s *openapi3.Schema, t reflect.Type) {
 			c.addf(join(path, name), "the document has this property, the type (%s) no such field", t)
 		}
 	}
+}
+
+// refusesAbsence reports whether the tags refuse a body without the
+// field, which decodes to its zero value: `required`, or, unless the
+// tags skip the zero value (omitempty), a rule the zero value breaks — a
+// number whose minimum is above 0, a string that must have a shape or a
+// length, a struct with such a field.
+func refusesAbsence(t reflect.Type, tg tag) bool {
+	if required(tg.rules) {
+		return true
+	}
+	if omitted(tg.rules) || t.Kind() == reflect.Pointer || isPatch(t) {
+		return false
+	}
+	for _, r := range tg.rules {
+		switch r.name {
+		case "min", "gte", "gt":
+			if n, err := strconv.ParseFloat(r.param, 64); err == nil && (n > 0 || r.name == "gt" && n == 0) {
+				return true
+			}
+		case "currency", "id", "email", "country", "locale", "datetime", "oneof":
+			return t.Kind() == reflect.String
+		}
+	}
+	if t.Kind() == reflect.Struct {
+		for _, f := range jsonFields(t) {
+			if refusesAbsence(f.sf.Type, parseTag(f.sf.Tag.Get("validate"))) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // join appends a property name to a path.
