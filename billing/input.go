@@ -58,7 +58,7 @@ type CustomerInput struct {
 	Name string `json:"name" validate:"required,max=200,text"`
 	// Email is a plain address ("ada@example.com") of at most 254
 	// characters (RFC 5321's path limit), stored trimmed and lower-case.
-	Email string `json:"email" validate:"required,max=254,text,email"`
+	Email string `json:"email" validate:"required,max=254,email"`
 }
 
 // normalize returns a copy of in as it is checked and stored: the

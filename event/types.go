@@ -1,6 +1,14 @@
 package event
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tenantkit/tenantkit/field"
+)
+
+// init makes event_type a rule of validate tags: one of Types (a
+// webhook endpoint's event_types are `dive,event_type`).
+func init() { field.RegisterEnum("event_type", types, "event type") }
 
 // The types of the events of outbound webhook endpoints (package
 // outbound). Their data is the endpoint as the API shows it: never its

@@ -78,6 +78,9 @@ func (e finding) before(o finding) bool {
 var validate = sync.OnceValue(func() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
 	v.RegisterTagNameFunc(jsonName)
+	enumsMu.Lock()
+	defer enumsMu.Unlock()
+	enumsFrozen = true
 	for tag, r := range rules {
 		if err := v.RegisterValidation(tag, r.valid); err != nil {
 			panic("field: rule " + tag + ": " + err.Error())

@@ -13,7 +13,10 @@ type sampleLine struct {
 	Name     string `json:"name" validate:"required,max=5,line"`
 }
 
+func init() { field.RegisterEnum("colour", []string{"red", "green"}, "colour") }
+
 type sample struct {
+	Colour   string            `json:"colour,omitempty" validate:"omitempty,colour"`
 	Name     string            `json:"name" validate:"required,max=10,line"`
 	Memo     string            `json:"memo,omitempty" validate:"omitempty,max=20,text"`
 	Status   string            `json:"status,omitempty" validate:"omitempty,oneof=draft open"`
@@ -21,6 +24,7 @@ type sample struct {
 	Due      string            `json:"due_date,omitempty" validate:"omitempty,datetime=2006-01-02"`
 	Email    string            `json:"email,omitempty" validate:"omitempty,max=254,email"`
 	Tenant   string            `json:"tenant_id,omitempty" validate:"omitempty,id=ten"`
+	Event    string            `json:"event_id,omitempty" validate:"omitempty,max=128,token"`
 	Country  string            `json:"country,omitempty" validate:"omitempty,country"`
 	Locale   string            `json:"locale,omitempty" validate:"omitempty,locale"`
 	Seats    *int              `json:"seats,omitempty" validate:"omitempty,min=1,max=100"`
@@ -58,6 +62,10 @@ func TestCheck(t *testing.T) {
 		{"date ok", func(s *sample) { s.Due = "2026-02-28" }, "", "", ""},
 		{"email with a name", func(s *sample) { s.Email = "Ada <ada@example.com>" }, "email", field.Invalid, "must be a valid email address"},
 		{"email upper case", func(s *sample) { s.Email = "Ada@example.com" }, "email", field.Invalid, "must be a valid email address"},
+		{"email with a newline", func(s *sample) { s.Email = "ada@example.com\n" }, "email", field.Invalid, "must be a valid email address"},
+		{"token with a space", func(s *sample) { s.Event = "evt 1" }, "event_id", field.Invalid, "must be printable ASCII without spaces"},
+		{"token not ascii", func(s *sample) { s.Event = "évt" }, "event_id", field.Invalid, "must be printable ASCII without spaces"},
+		{"token ok", func(s *sample) { s.Event = "evt_1:a.b-c" }, "", "", ""},
 		{"email ok", func(s *sample) { s.Email = "ada@example.com" }, "", "", ""},
 		{"id of another kind", func(s *sample) { s.Tenant = "usr_01hzy3k8x4w2v9q6r5t7m3n0pb" }, "tenant_id", field.Invalid, "must be an id like ten_"},
 		{"id ok", func(s *sample) { s.Tenant = "ten_01hzy3k8x4w2v9q6r5t7m3n0pb" }, "", "", ""},
@@ -66,6 +74,8 @@ func TestCheck(t *testing.T) {
 		{"country ok", func(s *sample) { s.Country = "CH" }, "", "", ""},
 		{"locale underscore", func(s *sample) { s.Locale = "en_US" }, "locale", field.Invalid, "BCP 47"},
 		{"locale ok", func(s *sample) { s.Locale = "de-CH" }, "", "", ""},
+		{"registered enum", func(s *sample) { s.Colour = "blue" }, "colour", field.Invalid, `unknown colour "blue"`},
+		{"registered enum ok", func(s *sample) { s.Colour = "green" }, "", "", ""},
 		{"pointer out of range", func(s *sample) { s.Seats = &seats }, "seats", field.OutOfRange, "must be between 1 and 100"},
 		{"no lines", func(s *sample) { s.Lines = nil }, "lines", field.Required, "is required"},
 		{"empty lines", func(s *sample) { s.Lines = []sampleLine{} }, "lines", field.Required, "must have at least 1 item"},
@@ -154,5 +164,25 @@ func TestCheckFlattensEmbeddedStructs(t *testing.T) {
 	}
 	if got := ie.Errors()[0].Field; got != "user_id" {
 		t.Errorf("field = %q, want user_id", got)
+	}
+}
+
+// TestRegisterEnumAfterCheckPanics: rules are fixed once Check has run.
+func TestRegisterEnumAfterCheckPanics(t *testing.T) {
+	_ = field.Check(valid())
+	defer func() {
+		if recover() == nil {
+			t.Error("RegisterEnum after Check did not panic")
+		}
+	}()
+	field.RegisterEnum("late", []string{"x"}, "late")
+}
+
+func TestEnum(t *testing.T) {
+	if got, ok := field.Enum("colour"); !ok || strings.Join(got, " ") != "green red" {
+		t.Errorf("Enum(colour) = %v, %v", got, ok)
+	}
+	if _, ok := field.Enum("line"); ok {
+		t.Error("Enum(line) is no enum")
 	}
 }

@@ -3,6 +3,7 @@ package field
 import (
 	"net/mail"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -23,7 +24,8 @@ import (
 //	currency  an upper-case ISO 4217 code of list one with a minor unit
 //	id=ten    a tenantkit id with the given prefix (internal/id.Valid)
 //	email     a plain address, "ada@example.com": no display name, no
-//	          angle brackets, lower case
+//	          angle brackets, lower case, no control characters
+//	token     printable ASCII without spaces (a provider's event id)
 //	country   an ISO 3166-1 alpha-2 country code in upper case ("DE")
 //	locale    a well-formed BCP 47 language tag ("en", "de-CH", "pt-BR")
 //
@@ -34,9 +36,18 @@ var rules = map[string]rule{
 	"currency": {valid: str(func(s string) bool { return iso4217.Refusal(s) == "" }), explain: explainCurrency},
 	"id":       {valid: isID, explain: explainID},
 	"email":    {valid: str(isEmail), explain: fixed(Invalid, "must be a valid email address")},
+	"token":    {valid: str(isToken), explain: fixed(Invalid, "must be printable ASCII without spaces")},
 	"country":  {valid: str(isCountry), explain: fixed(Invalid, "must be an ISO 3166-1 alpha-2 country code in upper case, such as DE")},
 	"locale":   {valid: str(isLocale), explain: fixed(Invalid, "must be a BCP 47 language tag such as en or de-CH")},
 }
+
+// enums are the values of the rules RegisterEnum made; enumsFrozen is set
+// once the validator is made from rules, which is then no longer written.
+var (
+	enumsMu     sync.Mutex
+	enums       = map[string][]string{}
+	enumsFrozen bool
+)
 
 // rule is one of tenantkit's own rules: the check, and the code and
 // message of a value that fails it.
@@ -112,6 +123,9 @@ func explainID(_ any, prefix string) (string, string) {
 
 // isEmail reports whether s is a plain, lower-case address.
 func isEmail(s string) bool {
+	if textCode(s, false) != "" {
+		return false
+	}
 	addr, err := mail.ParseAddress(s)
 	return err == nil && addr.Address == s && s == strings.ToLower(s)
 }
@@ -134,4 +148,14 @@ func isLocale(s string) bool {
 	}
 	_, err := language.Parse(s)
 	return err == nil && !strings.Contains(s, "_")
+}
+
+// isToken reports whether s is printable ASCII without spaces.
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }

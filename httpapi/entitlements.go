@@ -75,7 +75,7 @@ func (a *API) entitlementLimits(w http.ResponseWriter, r *http.Request) error {
 // toggleRequest is the body of PATCH /api/tenant/entitlements/toggle.
 // Which modules the tenant may switch is for the tenancy service to say.
 type toggleRequest struct {
-	Module  string `json:"module" validate:"required"`
+	Module  string `json:"module" validate:"required,max=100,line"`
 	Enabled *bool  `json:"enabled" validate:"required"`
 }
 

@@ -94,14 +94,6 @@ func (a *API) markNotificationRead(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// readAllRequest is the optional body of POST
-// /api/tenant/notifications/read-all.
-type readAllRequest struct {
-	// UpTo, when set, limits the marking to this notification and older
-	// ones, so that what arrived after the client looked stays unread.
-	UpTo string `json:"up_to"`
-}
-
 // readAllResponse is the answer to POST /api/tenant/notifications/read-all.
 type readAllResponse struct {
 	// Updated is how many notifications this request marked read.
@@ -113,7 +105,7 @@ type readAllResponse struct {
 // tenant (up to up_to) marked read, and how many that was. Repeating it
 // marks nothing more ({"updated":0}).
 func (a *API) markAllNotificationsRead(w http.ResponseWriter, r *http.Request) error {
-	var in readAllRequest
+	var in tenancy.ReadAll
 	if err := decodeOptionalJSON(r, &in); err != nil {
 		return err
 	}

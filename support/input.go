@@ -30,7 +30,7 @@ type CreateTicketInput struct {
 	// Tags are labels, normalised by NormalizeTag and de-duplicated
 	// keeping their order. They are counted as sent, so that eleven copies
 	// of one tag are too many even though one would remain.
-	Tags []string `json:"tags,omitempty" validate:"max=10"`
+	Tags []string `json:"tags,omitempty" validate:"max=10,dive,required,max=32"`
 }
 
 // newTicket checks a new ticket of requester req and returns its fields

@@ -23,7 +23,7 @@ type UpdateTicketInput struct {
 	Priority *string `json:"priority,omitempty" validate:"omitnil,oneof=low normal high urgent"`
 	// Tags replace the ticket's tags, normalised and de-duplicated as on
 	// create (see CreateTicketInput.Tags).
-	Tags *[]string `json:"tags,omitempty" validate:"omitnil,max=10"`
+	Tags *[]string `json:"tags,omitempty" validate:"omitnil,max=10,dive,required,max=32"`
 }
 
 // Update changes the tenant's ticket as in says, all of it or nothing:

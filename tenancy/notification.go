@@ -263,6 +263,14 @@ type readAll struct {
 	ReadAt   time.Time `json:"read_at"`
 }
 
+// ReadAll is what marking every notification read takes: the body of
+// POST /api/tenant/notifications/read-all, which may be empty.
+type ReadAll struct {
+	// UpTo, when set, limits the marking to this notification and older
+	// ones, so that what arrived after the client looked stays unread.
+	UpTo string `json:"up_to" validate:"omitempty,id=ntf"`
+}
+
 // MarkAllRead marks the tenant's unread notifications read and returns
 // how many it marked; those read before keep their first read time. When
 // upTo is set, only upTo and the notifications older than it are marked
@@ -272,8 +280,8 @@ type readAll struct {
 // notification.read_all event about the tenant. InvalidError (field
 // "up_to") when upTo is not a notification id.
 func (s *Notifications) MarkAllRead(ctx context.Context, tenantID, upTo string) (int64, error) {
-	if upTo != "" && !id.Valid(id.Notification, upTo) {
-		return 0, fmt.Errorf("tenancy: mark notifications of %s read: %w", tenantID, invalid("up_to", "must be a notification id"))
+	if err := field.Check(ReadAll{UpTo: upTo}); err != nil {
+		return 0, fmt.Errorf("tenancy: mark notifications of %s read: %w", tenantID, err)
 	}
 	at := s.now().UTC().Truncate(time.Microsecond)
 	var n int64

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // Bounds of an event.
@@ -14,17 +16,20 @@ const (
 	// MaxPayloadBytes is the largest body ParseEvent and Service.Handle
 	// accept; the HTTP route refuses larger ones with 413 before reading.
 	MaxPayloadBytes = 256 << 10
-	// MaxEventIDLen is the longest event id, in bytes.
+	// MaxEventIDLen is the longest event id, in bytes (Envelope's tag
+	// says the same; a test keeps them equal).
 	MaxEventIDLen = 128
-	// MaxTypeLen is the longest event type, in bytes.
+	// MaxTypeLen is the longest event type, in bytes (as MaxEventIDLen).
 	MaxTypeLen = 100
 )
 
-// envelope is the part of an event every type shares. Data stays raw:
-// only the types that have an effect say what it must hold.
-type envelope struct {
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
+// Envelope is the part of a provider's event every type shares, as the
+// body of POST /api/webhooks/payments holds it; its tags are the rules of
+// the body (the document's ReceivePaymentEvent states the same). Data
+// stays raw: only the types that have an effect say what it must hold.
+type Envelope struct {
+	ID        string          `json:"id" validate:"required,max=128,token"`
+	Type      string          `json:"type" validate:"required,max=100,token"`
 	CreatedAt *time.Time      `json:"created_at"`
 	Data      json.RawMessage `json:"data"`
 }
@@ -63,15 +68,12 @@ func parseEvent(body []byte) (Event, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return Event{}, errors.New("body is not a JSON object")
 	}
-	var env envelope
+	var env Envelope
 	if err := json.Unmarshal(body, &env); err != nil {
 		return Event{}, describe(err)
 	}
-	if msg := checkToken(env.ID, MaxEventIDLen); msg != "" {
-		return Event{}, fmt.Errorf("id %s", msg)
-	}
-	if msg := checkToken(env.Type, MaxTypeLen); msg != "" {
-		return Event{}, fmt.Errorf("type %s", msg)
+	if err := field.Check(env); err != nil {
+		return Event{}, sentence(err)
 	}
 	ev := Event{ID: env.ID, Type: env.Type}
 	if env.CreatedAt != nil {
@@ -124,6 +126,18 @@ func describe(err error) error {
 		return fmt.Errorf("%s must be a %s, not a JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
 	case errors.As(err, &typeErr):
 		return fmt.Errorf("a value must be a %s, not a JSON %s", typeErr.Type, typeErr.Value)
+	}
+	return err
+}
+
+// sentence words the first refused field of a *field.InvalidError as the
+// one sentence a malformed body gets: "id must be printable ASCII without
+// spaces".
+func sentence(err error) error {
+	var ie *field.InvalidError
+	if errors.As(err, &ie) {
+		fe := ie.Errors()[0]
+		return errors.New(fe.Field + " " + fe.Message)
 	}
 	return err
 }

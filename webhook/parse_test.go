@@ -50,6 +50,15 @@ func TestParseEvent(t *testing.T) {
 	}
 }
 
+// TestParseEventBounds: the longest id and type MaxEventIDLen and
+// MaxTypeLen name are accepted (TestParseEventMalformed refuses one more).
+func TestParseEventBounds(t *testing.T) {
+	body := `{"id":"` + strings.Repeat("e", webhook.MaxEventIDLen) + `","type":"` + strings.Repeat("t", webhook.MaxTypeLen) + `"}`
+	if _, err := webhook.ParseEvent([]byte(body)); err != nil {
+		t.Fatalf("ParseEvent = %v", err)
+	}
+}
+
 func TestParseEventMalformed(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -67,6 +76,7 @@ func TestParseEventMalformed(t *testing.T) {
 		{"IDWithSpace", `{"id":"evt 1","type":"payment.succeeded"}`},
 		{"IDWithNUL", `{"id":"evt\u00001","type":"payment.succeeded"}`},
 		{"IDTooLong", `{"id":"` + strings.Repeat("e", webhook.MaxEventIDLen+1) + `","type":"x.y"}`},
+		{"TypeTooLong", `{"id":"evt_1","type":"` + strings.Repeat("t", webhook.MaxTypeLen+1) + `"}`},
 		{"NoType", `{"id":"evt_1"}`},
 		{"TypeNotString", `{"id":"evt_1","type":["payment.succeeded"]}`},
 		{"BadCreatedAt", `{"id":"evt_1","type":"x.y","created_at":"yesterday"}`},

@@ -12,7 +12,8 @@
 // oneof to enum; unique to uniqueItems; dive to items (or, on a map,
 // additionalProperties, with keys…endkeys to x-propertyNames: OpenAPI 3.0
 // has no propertyNames); tenantkit's rules (field/rules.go) to the
-// patterns and formats below. Nested structs are compared field by field,
+// patterns and formats below, and a rule of field.RegisterEnum to the enum
+// of its values. Nested structs are compared field by field,
 // by their JSON names.
 package apidoc
 
@@ -37,6 +38,8 @@ const (
 	// CurrencyPattern is rule currency (which codes are accepted is
 	// iso4217's to say; the document states their shape).
 	CurrencyPattern = `^[A-Z]{3}$`
+	// TokenPattern is rule token: printable ASCII without spaces.
+	TokenPattern = `^[!-~]*$`
 	// CountryPattern is rule country.
 	CountryPattern = `^[A-Z]{2}$`
 	// LocalePattern is rule locale, a BCP 47 tag of at most 35 characters.
@@ -113,9 +116,28 @@ func Compare(schema *openapi3.SchemaRef, t reflect.Type) []string {
 	return c.msgs
 }
 
+// ComparePatch is Compare for a JSON merge patch of a resource whose
+// create body is t: the patch's members follow t's tags, but none is
+// required (outside the items of a list, which are sent whole), and the
+// fields named in fixed, which cannot change, are not in the patch.
+func ComparePatch(schema *openapi3.SchemaRef, t reflect.Type, fixed ...string) []string {
+	c := &comparison{patch: true, fixed: fixed}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if schema == nil || schema.Value == nil {
+		return []string{"the document has no schema"}
+	}
+	c.object("", flatten(schema.Value), t)
+	return c.msgs
+}
+
 // comparison collects the disagreements of one Compare.
 type comparison struct {
 	msgs []string
+	// patch and fixed are ComparePatch's.
+	patch bool
+	fixed []string
 }
 
 // addf records a disagreement at path (the JSON path, "" for the body).

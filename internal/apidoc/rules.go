@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/tenantkit/tenantkit/field"
 )
 
 // stringRules is what the tags say of a string, in the document's terms.
@@ -68,6 +70,8 @@ func (c *comparison) stringRulesOf(path string, rules []rule) stringRules {
 			w.impliedMax, w.nonEmpty = ptr(idLen(r.param)), true
 		case "email":
 			w.format, w.nonEmpty = "email", true
+		case "token":
+			setPattern(r, TokenPattern)
 		case "datetime":
 			if r.param != "2006-01-02" {
 				c.addf(path, "the comparison does not know layout %q of rule datetime", r.param)
@@ -82,6 +86,15 @@ func (c *comparison) stringRulesOf(path string, rules []rule) stringRules {
 		case "uuid":
 			w.format, w.nonEmpty = "uuid", true
 		default:
+			if values, ok := field.Enum(r.name); ok {
+				w.enum = values // sorted
+				longest := uint64(0)
+				for _, v := range values {
+					longest = max(longest, uint64(len([]rune(v))))
+				}
+				w.impliedMax, w.nonEmpty = &longest, true
+				continue
+			}
 			if !structural(r.name) {
 				c.addf(path, "the comparison does not know rule %q on a string", r.name)
 			}
@@ -99,7 +112,7 @@ func (c *comparison) strRules(path string, s *openapi3.Schema, w stringRules) {
 	// A date that may be "" is either format date or the pattern that
 	// lets "" through.
 	if w.orPattern != "" && s.Format == "" && s.Pattern == w.orPattern {
-		w.format, w.pattern = "", w.orPattern
+		w.format, w.pattern, w.nonEmpty = "", w.orPattern, false
 	}
 	if s.Pattern != w.pattern {
 		c.differ(path, "pattern", showStr(s.Pattern), showStr(w.pattern))
@@ -246,10 +259,13 @@ func (c *comparison) dict(path string, s *openapi3.Schema, t reflect.Type, tg ta
 			}
 		}
 	}
-	if s.MinProps != deref(lo) {
+	// A patch's map is merged key by key: its count rules bound the
+	// result, not the patch, which may remove keys too.
+	counted := !(c.patch && !strings.Contains(path, "["))
+	if counted && s.MinProps != deref(lo) {
 		c.differ(path, "minProperties", strconv.FormatUint(s.MinProps, 10), strconv.FormatUint(deref(lo), 10))
 	}
-	if !equal(s.MaxProps, hi) {
+	if counted && !equal(s.MaxProps, hi) {
 		c.differ(path, "maxProperties", show(s.MaxProps), show(hi))
 	}
 	keys, err := keySchema(s)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/tenantkit/tenantkit/field"
 )
 
 var (
@@ -17,16 +19,16 @@ var (
 	timeType    = reflect.TypeFor[time.Time]()
 )
 
-// field is a struct field as JSON sees it.
-type field struct {
+// member is a struct field as JSON sees it.
+type member struct {
 	name string // the JSON name
 	sf   reflect.StructField
 }
 
 // jsonFields returns t's fields by their JSON names, embedded structs
 // without a name of their own inlined, as encoding/json decodes them.
-func jsonFields(t reflect.Type) []field {
-	var out []field
+func jsonFields(t reflect.Type) []member {
+	var out []member
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
@@ -49,7 +51,7 @@ func jsonFields(t reflect.Type) []field {
 		if name == "" {
 			name = sf.Name
 		}
-		out = append(out, field{name: name, sf: sf})
+		out = append(out, member{name: name, sf: sf})
 	}
 	return out
 }
@@ -66,12 +68,24 @@ func (c *comparison) object(path string, s *openapi3.Schema, t reflect.Type) {
 		names = append(names, f.name)
 		p := join(path, f.name)
 		ref := s.Properties[f.name]
+		if path == "" && slices.Contains(c.fixed, f.name) {
+			if ref != nil {
+				c.addf(p, "cannot change, yet the patch has this property")
+			}
+			continue
+		}
 		if ref == nil || ref.Value == nil {
 			c.addf(p, "the type has field %s, the document no such property", f.sf.Name)
 			continue
 		}
 		tg := parseTag(f.sf.Tag.Get("validate"))
 		inDoc, byTags := slices.Contains(s.Required, f.name), refusesAbsence(f.sf.Type, tg)
+		if c.patch && !strings.Contains(path, "[") {
+			if inDoc {
+				c.addf(p, "a patch's members are optional, yet the document requires it")
+			}
+			inDoc, byTags = false, false
+		}
 		switch {
 		case inDoc && !byTags:
 			c.addf(p, "the document lists it as required but the tags do not require it")
@@ -106,6 +120,9 @@ func refusesAbsence(t reflect.Type, tg tag) bool {
 				return true
 			}
 		case "currency", "id", "email", "country", "locale", "datetime", "oneof":
+			return t.Kind() == reflect.String
+		}
+		if _, ok := field.Enum(r.name); ok {
 			return t.Kind() == reflect.String
 		}
 	}

@@ -24,7 +24,7 @@ const (
 
 // CreateEndpointInput is a new endpoint. Its tags state the rules of each
 // field on its own; the Guard then decides whether the URL may be called,
-// and event.IsType whether the event types exist.
+// and the event types are made unique.
 type CreateEndpointInput struct {
 	// URL is required: https (http only for hosts the operator allowed),
 	// at most 2048 characters, resolving to public addresses. Tabs and
@@ -34,7 +34,7 @@ type CreateEndpointInput struct {
 	Description string `json:"description" validate:"max=500,text"`
 	// EventTypes are known event types (event.Types), at most 50; empty
 	// delivers every type.
-	EventTypes []string `json:"event_types" validate:"max=50"`
+	EventTypes []string `json:"event_types" validate:"max=50,dive,event_type"`
 	// Enabled defaults to true.
 	Enabled *bool `json:"enabled"`
 }
@@ -44,7 +44,7 @@ type CreateEndpointInput struct {
 type UpdateEndpointInput struct {
 	URL         *string   `json:"url" validate:"omitnil,min=1,max=2048,text"`
 	Description *string   `json:"description" validate:"omitnil,max=500,text"`
-	EventTypes  *[]string `json:"event_types" validate:"omitnil,max=50"`
+	EventTypes  *[]string `json:"event_types" validate:"omitnil,max=50,dive,event_type"`
 	// Enabled switches the endpoint; enabling one disabled for failing
 	// gives it a fresh start.
 	Enabled *bool `json:"enabled"`
@@ -63,12 +63,7 @@ func (s *Service) check(ctx context.Context, in any, url *string, types *[]strin
 		}
 	}
 	var sorted []string
-	if _, bad := errs["event_types"]; types != nil && !bad {
-		for i, t := range *types {
-			if !event.IsType(t) {
-				errs.Addf(fmt.Sprintf("event_types[%d]", i), field.Invalid, "unknown event type %q", field.Truncate(t, 64))
-			}
-		}
+	if types != nil {
 		sorted = slices.Compact(slices.Sorted(slices.Values(*types)))
 		if sorted == nil {
 			sorted = []string{}
