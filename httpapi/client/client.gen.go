@@ -1350,7 +1350,7 @@ type LineItemInput struct {
 	TaxRateBps  *int   `json:"tax_rate_bps,omitempty"`
 
 	// UnitAmount Minor units; fractions are a 400.
-	UnitAmount *int64 `json:"unit_amount,omitempty"`
+	UnitAmount int64 `json:"unit_amount,omitempty"`
 }
 
 // Me The authenticated caller.
