@@ -23,6 +23,7 @@ type sample struct {
 	Tenant   string            `json:"tenant_id,omitempty" validate:"omitempty,id=ten"`
 	Country  string            `json:"country,omitempty" validate:"omitempty,country"`
 	Locale   string            `json:"locale,omitempty" validate:"omitempty,locale"`
+	Slug     string            `json:"slug,omitempty" validate:"omitempty,max=63,slug"`
 	Seats    *int              `json:"seats,omitempty" validate:"omitempty,min=1,max=100"`
 	Lines    []sampleLine      `json:"lines" validate:"required,min=1,max=2,dive"`
 	Tags     []string          `json:"tags,omitempty" validate:"max=3,dive,max=4,line"`
@@ -66,6 +67,10 @@ func TestCheck(t *testing.T) {
 		{"country ok", func(s *sample) { s.Country = "CH" }, "", "", ""},
 		{"locale underscore", func(s *sample) { s.Locale = "en_US" }, "locale", field.Invalid, "BCP 47"},
 		{"locale ok", func(s *sample) { s.Locale = "de-CH" }, "", "", ""},
+		{"slug upper case", func(s *sample) { s.Slug = "Acme" }, "slug", field.Invalid, "must be lower-case letters, digits or inner hyphens"},
+		{"slug trailing hyphen", func(s *sample) { s.Slug = "acme-" }, "slug", field.Invalid, "inner hyphens"},
+		{"slug leading hyphen", func(s *sample) { s.Slug = "-" }, "slug", field.Invalid, "inner hyphens"},
+		{"slug ok", func(s *sample) { s.Slug = "a-9" }, "", "", ""},
 		{"pointer out of range", func(s *sample) { s.Seats = &seats }, "seats", field.OutOfRange, "must be between 1 and 100"},
 		{"no lines", func(s *sample) { s.Lines = nil }, "lines", field.Required, "is required"},
 		{"empty lines", func(s *sample) { s.Lines = []sampleLine{} }, "lines", field.Required, "must have at least 1 item"},
