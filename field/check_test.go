@@ -27,6 +27,7 @@ type sample struct {
 	Event    string            `json:"event_id,omitempty" validate:"omitempty,max=128,token"`
 	Country  string            `json:"country,omitempty" validate:"omitempty,country"`
 	Locale   string            `json:"locale,omitempty" validate:"omitempty,locale"`
+	Slug     string            `json:"slug,omitempty" validate:"omitempty,max=63,slug"`
 	Seats    *int              `json:"seats,omitempty" validate:"omitempty,min=1,max=100"`
 	Lines    []sampleLine      `json:"lines" validate:"required,min=1,max=2,dive"`
 	Tags     []string          `json:"tags,omitempty" validate:"max=3,dive,max=4,line"`
@@ -76,6 +77,10 @@ func TestCheck(t *testing.T) {
 		{"locale ok", func(s *sample) { s.Locale = "de-CH" }, "", "", ""},
 		{"registered enum", func(s *sample) { s.Colour = "blue" }, "colour", field.Invalid, `unknown colour "blue"`},
 		{"registered enum ok", func(s *sample) { s.Colour = "green" }, "", "", ""},
+		{"slug upper case", func(s *sample) { s.Slug = "Acme" }, "slug", field.Invalid, "must be lower-case letters, digits or inner hyphens"},
+		{"slug trailing hyphen", func(s *sample) { s.Slug = "acme-" }, "slug", field.Invalid, "inner hyphens"},
+		{"slug leading hyphen", func(s *sample) { s.Slug = "-" }, "slug", field.Invalid, "inner hyphens"},
+		{"slug ok", func(s *sample) { s.Slug = "a-9" }, "", "", ""},
 		{"pointer out of range", func(s *sample) { s.Seats = &seats }, "seats", field.OutOfRange, "must be between 1 and 100"},
 		{"no lines", func(s *sample) { s.Lines = nil }, "lines", field.Required, "is required"},
 		{"empty lines", func(s *sample) { s.Lines = []sampleLine{} }, "lines", field.Required, "must have at least 1 item"},

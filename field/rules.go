@@ -28,6 +28,8 @@ import (
 //	token     printable ASCII without spaces (a provider's event id)
 //	country   an ISO 3166-1 alpha-2 country code in upper case ("DE")
 //	locale    a well-formed BCP 47 language tag ("en", "de-CH", "pt-BR")
+//	slug      lower-case letters, digits and inner hyphens, as a DNS label
+//	          ("acme", "acme-eu"); its length is max's to bound
 //
 // A rule says what a value is on its own; none needs the database.
 var rules = map[string]rule{
@@ -39,6 +41,7 @@ var rules = map[string]rule{
 	"token":    {valid: str(isToken), explain: fixed(Invalid, "must be printable ASCII without spaces")},
 	"country":  {valid: str(isCountry), explain: fixed(Invalid, "must be an ISO 3166-1 alpha-2 country code in upper case, such as DE")},
 	"locale":   {valid: str(isLocale), explain: fixed(Invalid, "must be a BCP 47 language tag such as en or de-CH")},
+	"slug":     {valid: str(isSlug), explain: fixed(Invalid, "must be lower-case letters, digits or inner hyphens")},
 }
 
 // enums are the values of the rules RegisterEnum made; enumsFrozen is set
@@ -154,6 +157,22 @@ func isLocale(s string) bool {
 func isToken(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// isSlug reports whether s is lower-case letters, digits and hyphens, with
+// a letter or digit first and last. A loop, not a regular expression with
+// a bounded repetition, which would compile into a program of its copies
+// at start.
+func isSlug(s string) bool {
+	if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
 			return false
 		}
 	}

@@ -400,7 +400,7 @@ func operatorHeaderCases(t *testing.T, e *env) map[string]struct {
 		"POST /api/operator/tickets/{id}/replies": {req: op("POST", "/api/operator/tickets/"+id.New(id.Ticket)+"/replies", `{"body":"hi"}`), wantStatus: 404},
 		"GET /api/operator/payment-events":        {req: op("GET", "/api/operator/payment-events", ""), wantStatus: 200},
 		"POST /api/operator/payment-events/{id}/apply": {req: op("POST", "/api/operator/payment-events/evt_none/apply",
-			`{"invoice_id":"inv_none"}`), wantStatus: 404},
+			`{"invoice_id":"`+id.New(id.Invoice)+`"}`), wantStatus: 404},
 		"POST /api/operator/payment-events/{id}/dismiss": {req: op("POST", "/api/operator/payment-events/evt_none/dismiss",
 			`{"reason":"no"}`), wantStatus: 404},
 	}

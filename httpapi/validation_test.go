@@ -101,6 +101,16 @@ func TestOperatorValidationCodes(t *testing.T) {
 			{"APIKeyNotAUserID", "POST", "/api/operator/tenants/" + o.acme.ID + "/api-keys", `{"user_id":"usr_x","scopes":["tickets:read"]}`, []string{"user_id invalid"}},
 			{"APIKeyNoUser", "POST", "/api/operator/tenants/" + o.acme.ID + "/api-keys", `{"scopes":["tickets:read"]}`, []string{"user_id required"}},
 			{"RejectBlankReason", "POST", "/api/operator/contract-requests/" + id.New(id.Contract) + "/reject", `{"reason":" \n"}`, []string{"reason required"}},
+			{"RejectLongReason", "POST", "/api/operator/contract-requests/" + id.New(id.Contract) + "/reject", `{"reason":"` + strings.Repeat("r", 1001) + `"}`, []string{"reason too_long"}},
+			{"DismissLongReason", "POST", "/api/operator/payment-events/evt_none/dismiss", `{"reason":"` + strings.Repeat("r", 501) + `"}`, []string{"reason too_long"}},
+			{"ApplyNotAnInvoiceID", "POST", "/api/operator/payment-events/evt_none/apply", `{"invoice_id":"inv_x"}`, []string{"invoice_id invalid"}},
+			{"MemberBadEmailAndRole", "POST", members, `{"email":"Bob <bob@example.com>","role":"king"}`, []string{"email invalid", "role invalid"}},
+			{"APIKeyTooManyScopes", "POST", "/api/operator/tenants/" + o.acme.ID + "/api-keys",
+				`{"email":"bob@acme.test","scopes":["tickets:read","tickets:read","tickets:read","tickets:read","tickets:read"],"name":"a\u0007"}`,
+				[]string{"scopes too_many", "name control_character"}},
+			{"TenantBadSlugAndPlan", "POST", "/api/operator/tenants", `{"slug":"Acme","name":"Acme","plan_id":"` + strings.Repeat("p", 65) + `"}`, []string{"slug invalid", "plan_id too_long"}},
+			{"TenantSeatsZero", "PATCH", "/api/operator/tenants/" + o.acme.ID, `{"seats":0}`, []string{"seats out_of_range"}},
+			{"TicketBadStatusAndPriority", "PATCH", "/api/operator/tickets/" + id.New(id.Ticket), `{"status":"done","priority":"asap"}`, []string{"status invalid", "priority invalid"}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

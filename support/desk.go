@@ -118,20 +118,29 @@ func (d *Desk) Reply(ctx context.Context, ticketID, agentID, body string) (Comme
 }
 
 // AgentChange is what an agent changes on a ticket at once; nil fields
-// stay as they are. ClearAssignee unassigns the ticket.
+// stay as they are. ClearAssignee unassigns the ticket. The tags are the
+// rules of the status and priority, which Change checks first; with their
+// json names they are part of the body of PATCH /api/operator/tickets/{id},
+// whose assignee_id (a string, or null for ClearAssignee) is the edge's to
+// read. The assignee's form is Assign's to check.
 type AgentChange struct {
-	Status        *Status
-	Priority      *Priority
-	AssigneeID    *string
-	ClearAssignee bool
+	Status        *Status   `json:"status,omitempty" validate:"omitnil,oneof=open pending on_hold solved closed"`
+	Priority      *Priority `json:"priority,omitempty" validate:"omitnil,oneof=low normal high urgent"`
+	AssigneeID    *string   `json:"-"`
+	ClearAssignee bool      `json:"-"`
 }
 
 // Change applies ch to the ticket with id, whichever tenant owns it,
 // through Service's Transition, SetPriority and Assign (in that order;
 // each commits on its own, as they would called one by one, so a refused
 // step leaves the earlier ones done). It returns the ticket as it ends.
-// Their errors, and ErrNotFound for an unknown id.
+// An *InvalidError ("status", "priority") for what ch's tags refuse,
+// before anything is read or changed; the three methods' errors, and
+// ErrNotFound for an unknown id.
 func (d *Desk) Change(ctx context.Context, ticketID string, ch AgentChange) (TenantTicket, error) {
+	if err := field.Check(ch); err != nil {
+		return TenantTicket{}, fmt.Errorf("support: change ticket %s: %w", ticketID, err)
+	}
 	tenantID, err := d.tenantOf(ctx, ticketID)
 	if err != nil {
 		return TenantTicket{}, fmt.Errorf("support: change ticket %s: %w", ticketID, err)

@@ -22,7 +22,7 @@ func TestEnumTags(t *testing.T) {
 		want["Priority"] = append(want["Priority"], string(p))
 	}
 	checked := 0
-	for _, v := range []any{support.CreateTicketInput{}, support.UpdateTicketInput{}, support.ListFilter{}, support.AgentFilter{}} {
+	for _, v := range []any{support.CreateTicketInput{}, support.UpdateTicketInput{}, support.ListFilter{}, support.AgentFilter{}, support.AgentChange{}} {
 		typ := reflect.TypeOf(v)
 		for name, list := range want {
 			sf, ok := typ.FieldByName(name)
@@ -36,8 +36,8 @@ func TestEnumTags(t *testing.T) {
 			}
 		}
 	}
-	if checked != 7 {
-		t.Errorf("checked %d enum fields, want 7", checked)
+	if checked != 9 {
+		t.Errorf("checked %d enum fields, want 9", checked)
 	}
 }
 

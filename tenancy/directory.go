@@ -3,7 +3,6 @@ package tenancy
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -69,38 +68,31 @@ func NewDirectory(store DirectoryStore, cat *catalog.Catalog, opts ...Option) *D
 	return &Directory{store: store, catalog: cat, now: o.now, events: o.events}
 }
 
-// slugRE is a slug's form; its length, at most 63 (a DNS label's, the tag's
-// max), is checked apart: {0,61} here compiled at start into a program of 61
-// copies, 0.8 of the server's 20 ms of package initialisation
-// (GODEBUG=inittrace=1).
-var slugRE = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$`)
-
-// CreateTenantInput is what CreateTenant needs. Its tags are the rules of
-// each value, its json names the fields of an InvalidError; the slug's form
-// and the plan's existence are checked by CreateTenant.
+// CreateTenantInput is what CreateTenant needs: the body of POST
+// /api/operator/tenants, decoded as is. Its tags are the rules of each
+// value, its json names the fields of an InvalidError; the plan's existence
+// is checked by CreateTenant.
 type CreateTenantInput struct {
 	// Slug names the tenant in URLs: lower-case letters, digits and inner
-	// hyphens.
-	Slug string `json:"slug" validate:"required,max=63"`
+	// hyphens, at most 63 (a DNS label's length).
+	Slug string `json:"slug" validate:"required,max=63,slug"`
 	// Name is the display name; surrounding white space is dropped.
 	Name string `json:"name" validate:"required,max=200,line"`
-	// PlanID is the id of a plan of the catalog.
-	PlanID string `json:"plan" validate:"required"`
+	// PlanID is the id of a plan of the catalog (whose ids have at most 64
+	// characters).
+	PlanID string `json:"plan_id" validate:"required,max=64,line"`
 }
 
 // CreateTenant creates a tenant on a plan of the catalog, with the plan's
-// included seats. InvalidError (fields "slug", "name", "plan");
+// included seats. InvalidError (fields "slug", "name", "plan_id");
 // ErrConflict when the slug is taken.
 func (s *Directory) CreateTenant(ctx context.Context, in CreateTenantInput) (Tenant, error) {
 	in.Name = strings.TrimSpace(in.Name)
 	f := field.Errors{}
 	f.Merge(field.Check(in))
-	if !slugRE.MatchString(in.Slug) {
-		f.Add("slug", field.Invalid, "must be lower-case letters, digits or inner hyphens")
-	}
 	plan, ok := s.catalog.Plan(in.PlanID)
 	if !ok {
-		f.Addf("plan", field.Invalid, "unknown plan %q", in.PlanID)
+		f.Addf("plan_id", field.Invalid, "unknown plan %q", in.PlanID)
 	}
 	if err := f.Err(); err != nil {
 		return Tenant{}, fmt.Errorf("tenancy: create tenant: %w", err)
@@ -148,9 +140,9 @@ func (s *Directory) FindTenant(ctx context.Context, ref string) (Tenant, error) 
 	return t, nil
 }
 
-// CreateUserInput is what CreateUser needs. Its tags are the rules of each
-// value, checked once the email is trimmed and in lower case and the name
-// trimmed.
+// CreateUserInput is what CreateUser needs: the body of POST
+// /api/operator/users, decoded as is. Its tags are the rules of each value,
+// checked once the email is trimmed and in lower case and the name trimmed.
 type CreateUserInput struct {
 	Email string `json:"email" validate:"required,max=254,email"`
 	Name  string `json:"name" validate:"required,max=200,line"`
@@ -160,7 +152,7 @@ type CreateUserInput struct {
 // ErrConflict when the email is taken; InvalidError (fields "email",
 // "name").
 func (s *Directory) CreateUser(ctx context.Context, in CreateUserInput) (User, error) {
-	in.Email, in.Name = normalizeEmail(in.Email), strings.TrimSpace(in.Name)
+	in.Email, in.Name = NormalizeEmail(in.Email), strings.TrimSpace(in.Name)
 	if err := field.Check(in); err != nil {
 		return User{}, fmt.Errorf("tenancy: create user: %w", err)
 	}
@@ -189,12 +181,10 @@ func (s *Directory) User(ctx context.Context, userID string) (User, error) {
 // UserByEmail returns a user by email (case-insensitive). ErrNotFound when
 // absent.
 func (s *Directory) UserByEmail(ctx context.Context, email string) (User, error) {
-	norm := normalizeEmail(email)
-	// An address CreateUser refuses (CreateUserInput.Email's rule) names
-	// no user, and need not reach the store.
-	if field.Check(struct {
-		Email string `validate:"required,max=254,email"`
-	}{norm}) != nil {
+	norm := NormalizeEmail(email)
+	// An address no user can have (UserRef.Email's rule) names no user,
+	// and need not reach the store.
+	if norm == "" || field.Check(UserRef{Email: norm}) != nil {
 		return User{}, fmt.Errorf("tenancy: user %q: %w", email, ErrNotFound)
 	}
 	u, err := s.store.UserByEmail(ctx, norm)
@@ -202,6 +192,15 @@ func (s *Directory) UserByEmail(ctx context.Context, email string) (User, error)
 		return User{}, fmt.Errorf("tenancy: user %s: %w", norm, err)
 	}
 	return u, nil
+}
+
+// UserRef names a user by id or by email, as the operator API's bodies do
+// (which of the two, or both, is theirs to say). Its tags are the form of
+// each, of an email once normalized (NormalizeEmail): the form CreateUser
+// gives every address.
+type UserRef struct {
+	UserID string `json:"user_id" validate:"omitempty,id=usr"`
+	Email  string `json:"email" validate:"omitempty,max=254,email"`
 }
 
 // FindUser returns a user by id or email, as operators type either.
@@ -222,6 +221,6 @@ func (s *Directory) Memberships(ctx context.Context, userID string) ([]TenantMem
 	return ms, nil
 }
 
-// normalizeEmail is an email as users are stored and found by: trimmed, in
+// NormalizeEmail is an email as users are stored and found by: trimmed, in
 // lower case.
-func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }

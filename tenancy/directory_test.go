@@ -29,8 +29,8 @@ func TestService_CreateTenant(t *testing.T) {
 			{"ErrSlugTooLong", tenancy.CreateTenantInput{Slug: strings.Repeat("a", 64), Name: "Acme", PlanID: catalog.PlanFree}, tenancy.ErrInvalid, []string{"slug"}},
 			{"ErrNameRequired", tenancy.CreateTenantInput{Slug: "n-" + unique(), Name: "   ", PlanID: catalog.PlanFree}, tenancy.ErrInvalid, []string{"name"}},
 			{"ErrNameTooLong", tenancy.CreateTenantInput{Slug: "n-" + unique(), Name: strings.Repeat("x", 201), PlanID: catalog.PlanFree}, tenancy.ErrInvalid, []string{"name"}},
-			{"ErrPlanUnknown", tenancy.CreateTenantInput{Slug: "p-" + unique(), Name: "Acme", PlanID: "platinum"}, tenancy.ErrInvalid, []string{"plan"}},
-			{"ErrEveryField", tenancy.CreateTenantInput{Slug: "-", Name: "", PlanID: ""}, tenancy.ErrInvalid, []string{"slug", "name", "plan"}},
+			{"ErrPlanUnknown", tenancy.CreateTenantInput{Slug: "p-" + unique(), Name: "Acme", PlanID: "platinum"}, tenancy.ErrInvalid, []string{"plan_id"}},
+			{"ErrEveryField", tenancy.CreateTenantInput{Slug: "-", Name: "", PlanID: ""}, tenancy.ErrInvalid, []string{"slug", "name", "plan_id"}},
 			{"ErrConflictSlug", tenancy.CreateTenantInput{Slug: taken.Slug, Name: "Again", PlanID: catalog.PlanFree}, tenancy.ErrConflict, nil},
 		}
 		for _, tc := range tests {

@@ -3,6 +3,7 @@ package tenancy_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -86,7 +87,7 @@ func TestInputRules(t *testing.T) {
 			in.Slug, in.Name = strings.Repeat("a", 63), " "+strings.Repeat("é", 200)+" "
 		}), nil},
 		{"TenantEmpty", tenant(tenancy.CreateTenantInput{}), []string{
-			"slug required: is required", "name required: is required", "plan required: is required"}},
+			"slug required: is required", "name required: is required", "plan_id required: is required"}},
 		{"TenantBlankName", acme(func(in *tenancy.CreateTenantInput) { in.Name = " \t " }), []string{"name required: is required"}},
 		{"TenantLong", acme(func(in *tenancy.CreateTenantInput) { in.Slug, in.Name = strings.Repeat("a", 64), long }), []string{
 			"slug too_long: must have at most 63 characters", "name too_long: must have at most 200 characters"}},
@@ -94,7 +95,9 @@ func TestInputRules(t *testing.T) {
 			[]string{"name control_character: must be a single line without control characters"}},
 		{"TenantSlugForm", acme(func(in *tenancy.CreateTenantInput) { in.Slug = "Acme-" }),
 			[]string{"slug invalid: must be lower-case letters, digits or inner hyphens"}},
-		{"TenantUnknownPlan", acme(func(in *tenancy.CreateTenantInput) { in.PlanID = "gold" }), []string{`plan invalid: unknown plan "gold"`}},
+		{"TenantUnknownPlan", acme(func(in *tenancy.CreateTenantInput) { in.PlanID = "gold" }), []string{`plan_id invalid: unknown plan "gold"`}},
+		{"TenantPlanTooLong", acme(func(in *tenancy.CreateTenantInput) { in.PlanID = strings.Repeat("p", 65) }),
+			[]string{"plan_id too_long: must have at most 64 characters"}},
 
 		{"User", user(" Ada@Example.COM ", " Ada "), nil},
 		{"UserEmpty", user("", ""), []string{"email required: is required", "name required: is required"}},
@@ -109,6 +112,8 @@ func TestInputRules(t *testing.T) {
 		{"KeyUnknownScope", key("ci", tenancy.ScopeTicketsRead, "operator:read"),
 			[]string{"scopes[1] invalid: must be one of: collections:read, collections:write, tickets:read, tickets:write"}},
 		{"KeyNameTooLong", key(long, tenancy.ScopeTicketsRead), []string{"name too_long: must have at most 200 characters"}},
+		{"KeyTooManyScopes", key("ci", append(tenancy.Scopes(), tenancy.ScopeTicketsRead)...),
+			[]string{"scopes too_many: must have at most 4 items"}},
 		{"KeyNameNul", key("c\x00i", tenancy.ScopeTicketsRead), []string{"name nul_byte: must not contain NUL (U+0000)"}},
 
 		{"Notification", notify(func(n *tenancy.NewNotification) {
@@ -172,5 +177,8 @@ func TestScopesTag(t *testing.T) {
 	}
 	if got := strings.Fields(list); !slices.Equal(got, want) {
 		t.Fatalf("oneof of the Scopes tag: got %q, want %q", got, want)
+	}
+	if max := fmt.Sprintf(",max=%d,", len(want)); !strings.Contains(sf.Tag.Get("validate"), max) {
+		t.Fatalf("the Scopes tag %q lacks %s: as many scopes as there are", sf.Tag.Get("validate"), max)
 	}
 }

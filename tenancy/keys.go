@@ -131,16 +131,20 @@ func (s *Keys) inTx(ctx context.Context, fn func(ctx context.Context) error) err
 }
 
 // CreateAPIKeyInput is what Keys.Create needs. The tags are the rules of
-// Scopes (Scopes(), no other) and Name; the user and tenant must exist.
+// Scopes (Scopes(), no other; at most 4, as many as there are) and Name,
+// whose json names are those of the body of POST
+// /api/operator/tenants/{id}/api-keys; the user and tenant must exist.
+// That body names the user its own way (user_id or email, exactly one) and
+// the tenant in its path, hence no json names for them.
 type CreateAPIKeyInput struct {
 	// UserEmail names the key's user.
-	UserEmail string
+	UserEmail string `json:"-"`
 	// UserID names the key's user by id instead, when set.
-	UserID string
+	UserID string `json:"-"`
 	// Scopes the key carries; at least one.
-	Scopes []Scope `json:"scopes" validate:"required,min=1,dive,oneof=collections:read collections:write tickets:read tickets:write"`
+	Scopes []Scope `json:"scopes" validate:"required,min=1,max=4,dive,oneof=collections:read collections:write tickets:read tickets:write"`
 	// Tenant (id or slug) pins the key to one tenant; optional.
-	Tenant string
+	Tenant string `json:"-"`
 	// Name helps people recognise the key; optional.
 	Name string `json:"name" validate:"max=200,line"`
 }

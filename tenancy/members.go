@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/id"
 )
 
@@ -116,8 +117,8 @@ func NewMembers(store MemberStore, dir *Directory, ent *Entitlements, tx Transac
 // "role"); ErrNotFound for an unknown tenant or user; ErrConflict when the
 // user is a member already.
 func (s *Members) Add(ctx context.Context, tenantRef, userRef string, role Role) (Member, error) {
-	if !role.Valid() {
-		return Member{}, fmt.Errorf("tenancy: add member: %w", invalid("role", fmt.Sprintf("must be one of %v", Roles())))
+	if err := field.Check(RoleInput{Role: role}); err != nil {
+		return Member{}, fmt.Errorf("tenancy: add member: %w", err)
 	}
 	t, err := s.dir.FindTenant(ctx, tenantRef)
 	if err != nil {
@@ -157,8 +158,8 @@ func (s *Members) Add(ctx context.Context, tenantRef, userRef string, role Role)
 // InvalidError (field "role"); ErrNotFound for an unknown tenant or user,
 // or a user who is not a member.
 func (s *Members) SetRole(ctx context.Context, tenantRef, userRef string, role Role) (Member, error) {
-	if !role.Valid() {
-		return Member{}, fmt.Errorf("tenancy: set role: %w", invalid("role", fmt.Sprintf("must be one of %v", Roles())))
+	if err := field.Check(RoleInput{Role: role}); err != nil {
+		return Member{}, fmt.Errorf("tenancy: set role: %w", err)
 	}
 	t, u, err := s.find(ctx, tenantRef, userRef)
 	if err != nil {

@@ -26,6 +26,14 @@ func Roles() []Role {
 // Valid reports whether r is one of Roles.
 func (r Role) Valid() bool { return slices.Contains(Roles(), r) }
 
+// RoleInput is a member's role as input: what Members.Add and
+// Members.SetRole check the role they are given against, and the body of
+// PATCH /api/operator/tenants/{id}/members/{user_id}. Its tag names the
+// roles of Roles.
+type RoleInput struct {
+	Role Role `json:"role" validate:"required,oneof=owner admin billing support member"`
+}
+
 // Permission names one thing a role may do within a tenant.
 type Permission string
 

@@ -1,7 +1,9 @@
 package tenancy_test
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -147,4 +149,18 @@ func TestMatrixFor(t *testing.T) {
 			t.Fatalf("editing a MatrixFor result changed the scope of %s to %s", tenancy.PermTicketsWrite, got)
 		}
 	})
+}
+
+// TestRoleInputNamesTheRoles: the oneof of RoleInput's tag is Roles(), so
+// that a role added to one is added to the other.
+func TestRoleInputNamesTheRoles(t *testing.T) {
+	sf, _ := reflect.TypeFor[tenancy.RoleInput]().FieldByName("Role")
+	_, list, _ := strings.Cut(sf.Tag.Get("validate"), "oneof=")
+	var want []string
+	for _, r := range tenancy.Roles() {
+		want = append(want, string(r))
+	}
+	if got := strings.Fields(list); !slices.Equal(got, want) {
+		t.Fatalf("RoleInput's tag names %v, Roles() %v", got, want)
+	}
 }

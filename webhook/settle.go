@@ -53,8 +53,18 @@ const (
 	MaxListLimit     = 100
 )
 
-// dismissal is what an operator gives to dismiss an event, with its rule.
-type dismissal struct {
+// ApplyInput is what an operator gives to apply an event (Apply): the
+// body of POST /api/operator/payment-events/{id}/apply. Apply checks its
+// tag once the id is trimmed, before anything is read.
+type ApplyInput struct {
+	// InvoiceID is the invoice the operator matched the event to.
+	InvoiceID string `json:"invoice_id" validate:"required,id=inv"`
+}
+
+// DismissInput is what an operator gives to dismiss an event (Dismiss):
+// the body of POST /api/operator/payment-events/{id}/dismiss. Dismiss
+// checks its tag once the reason is trimmed, before anything is read.
+type DismissInput struct {
 	// Reason is 1..500 characters once trimmed.
 	Reason string `json:"reason" validate:"required,max=500,text"`
 }
@@ -114,15 +124,16 @@ func (s *Settlement) Events(ctx context.Context, f EventFilter) ([]Record, bool,
 // other gets ErrConflict, and a redelivery of the event by the provider
 // finds its id recorded and moves nothing.
 //
-// Errors: ErrNotFound for an unknown event; ErrConflict when it is not
-// unmatched; *tenancy.InvalidError ("invoice_id") when no invoice has
-// that id; billing.ErrCurrencyMismatch, billing.ErrConflict (an invoice
+// Errors: *tenancy.InvalidError ("invoice_id") for an id ApplyInput's tag
+// refuses, before anything is read; ErrNotFound for an unknown event;
+// ErrConflict when it is not unmatched; *tenancy.InvalidError
+// ("invoice_id") when no invoice has that id; billing.ErrCurrencyMismatch, billing.ErrConflict (an invoice
 // that takes no such event) and billing.ErrInvalid (the amount) as
 // billing answers them, with nothing changed.
 func (s *Settlement) Apply(ctx context.Context, eventID, invoiceID string) (Record, error) {
 	invoiceID = strings.TrimSpace(invoiceID)
-	if invoiceID == "" {
-		return Record{}, fmt.Errorf("webhook: apply event %s: %w", eventID, field.NewInvalidError("invoice_id", field.Required, "is required"))
+	if err := field.Check(ApplyInput{InvoiceID: invoiceID}); err != nil {
+		return Record{}, fmt.Errorf("webhook: apply event %s: %w", eventID, err)
 	}
 	var out Record
 	err := s.svc.tx.InTx(ctx, func(ctx context.Context) error {
@@ -181,7 +192,7 @@ func (s *Settlement) Apply(ctx context.Context, eventID, invoiceID string) (Reco
 // ("reason").
 func (s *Settlement) Dismiss(ctx context.Context, eventID, reason string) (Record, error) {
 	reason = strings.TrimSpace(reason)
-	if err := field.Check(dismissal{Reason: reason}); err != nil {
+	if err := field.Check(DismissInput{Reason: reason}); err != nil {
 		return Record{}, fmt.Errorf("webhook: dismiss event %s: %w", eventID, err)
 	}
 	var out Record

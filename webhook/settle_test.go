@@ -32,6 +32,10 @@ func TestSettlementRefusesInput(t *testing.T) {
 			_, err := s.Apply(context.Background(), "evt_1", " ")
 			return err
 		}, "invoice_id", field.Required, "is required"},
+		{"NotAnInvoiceID", func() error {
+			_, err := s.Apply(context.Background(), "evt_1", "inv_x")
+			return err
+		}, "invoice_id", field.Invalid, "must be an id like inv_ followed by 26 lower-case letters and digits"},
 		{"BlankReason", func() error {
 			_, err := s.Dismiss(context.Background(), "evt_1", " \n ")
 			return err

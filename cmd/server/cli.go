@@ -400,7 +400,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	case "tenant create":
 		t, err := svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: tname, PlanID: plan})
 		if err != nil {
-			return withValidPlans(about(err, "tenant %q", slug), a)
+			return withValidPlans(renameField(about(err, "tenant %q", slug), "plan_id", "plan"), a)
 		}
 		return output(stdout, cfg.JSON, map[string]string{"id": t.ID, "slug": t.Slug, "name": t.Name, "plan_id": t.PlanID},
 			fmt.Sprintf("created tenant %s (%s) on plan %s", t.ID, t.Slug, t.PlanID))

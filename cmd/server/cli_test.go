@@ -146,7 +146,7 @@ func TestCLIErrors(t *testing.T) {
 		{"TicketReplyNoID", []string{"ticket", "reply", "--body", "hi"}, codeUsage, "ID"},
 		{"TicketChangeNothing", []string{"ticket", "change", "tkt_nope"}, codeUsage, "--status"},
 		{"PaymentEventListBadOutcome", []string{"payment-event", "list", "--outcome", "lost"}, codeInvalid, "outcome"},
-		{"PaymentEventApplyUnknown", []string{"payment-event", "apply", "evt_nope", "--invoice", "inv_x"}, codeNotFound, ""},
+		{"PaymentEventApplyUnknown", []string{"payment-event", "apply", "evt_nope", "--invoice", "inv_01jd0000000000000000000000"}, codeNotFound, ""},
 		{"PaymentEventDismissNoReason", []string{"payment-event", "dismiss", "evt_nope"}, codeInvalid, "reason"},
 	}
 	covered := map[string]bool{"serve": true}

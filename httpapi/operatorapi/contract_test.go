@@ -8,23 +8,28 @@ import (
 
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/apidoc"
+	"github.com/tenantkit/tenantkit/support"
+	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
+	"github.com/tenantkit/tenantkit/webhook"
 )
 
 // requestBodies names, by operationId, the Go type each operator handler
-// decodes its request body into.
+// decodes its request body into: the service's input type where the body
+// is it, else the handler's type, which embeds the service's.
 var requestBodies = map[string]any{
-	"operatorCreateTenant":          createTenantRequest{},
-	"operatorChangeTenant":          changeTenantRequest{},
+	"operatorCreateTenant":          tenancy.CreateTenantInput{},
+	"operatorChangeTenant":          contract.Change{},
 	"operatorSetLimit":              setLimitRequest{},
-	"operatorCreateUser":            createUserRequest{},
+	"operatorCreateUser":            tenancy.CreateUserInput{},
 	"operatorAddMember":             addMemberRequest{},
-	"operatorSetMemberRole":         setRoleRequest{},
+	"operatorSetMemberRole":         tenancy.RoleInput{},
 	"operatorCreateAPIKey":          createAPIKeyRequest{},
-	"operatorRejectContractRequest": reasonRequest{},
+	"operatorRejectContractRequest": contract.DecisionInput{},
 	"operatorChangeTicket":          changeTicketRequest{},
-	"operatorReplyTicket":           agentReplyRequest{},
-	"operatorApplyPaymentEvent":     applyEventRequest{},
-	"operatorDismissPaymentEvent":   reasonRequest{},
+	"operatorReplyTicket":           support.CommentInput{},
+	"operatorApplyPaymentEvent":     webhook.ApplyInput{},
+	"operatorDismissPaymentEvent":   webhook.DismissInput{},
 }
 
 // TestContractAgreesWithValidateTags: the document states every rule the

@@ -22,9 +22,10 @@ var _ Payments = (*webhook.Settlement)(nil)
 type Payments interface {
 	// Events: *tenancy.InvalidError (fields "outcome", "cursor").
 	Events(ctx context.Context, f webhook.EventFilter) ([]webhook.Record, bool, error)
-	// Apply and Dismiss: webhook.ErrNotFound; webhook.ErrConflict when
-	// the event is not unmatched; *tenancy.InvalidError ("invoice_id",
-	// "reason"); Apply also billing.ErrCurrencyMismatch, ErrConflict and
+	// Apply and Dismiss: *tenancy.InvalidError ("invoice_id", "reason":
+	// webhook.ApplyInput's and DismissInput's tags, or no such invoice);
+	// webhook.ErrNotFound; webhook.ErrConflict when the event is not
+	// unmatched; Apply also billing.ErrCurrencyMismatch, ErrConflict and
 	// ErrInvalid when the invoice does not take the event.
 	Apply(ctx context.Context, eventID, invoiceID string) (webhook.Record, error)
 	Dismiss(ctx context.Context, eventID, reason string) (webhook.Record, error)
@@ -98,26 +99,21 @@ func eventPath(r *http.Request) (string, error) {
 	return eventID, nil
 }
 
-// applyEventRequest is the body of POST
-// /api/operator/payment-events/{id}/apply.
-type applyEventRequest struct {
-	InvoiceID string `json:"invoice_id"`
-}
-
 // applyPaymentEvent answers POST
 // /api/operator/payment-events/{id}/apply: the unmatched event's payment
 // (or refund) is booked on the invoice the operator matched, once; an
-// event no longer unmatched is 409 conflict.
+// event no longer unmatched is 409 conflict. The body is
+// webhook.ApplyInput, whose rule Apply checks.
 func (h *handlers) applyPaymentEvent(w http.ResponseWriter, r *http.Request) error {
 	eventID, err := eventPath(r)
 	if err != nil {
 		return err
 	}
-	var req applyEventRequest
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
+	var in webhook.ApplyInput
+	if err := httpapi.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	rec, err := h.Payments.Apply(r.Context(), eventID, req.InvoiceID)
+	rec, err := h.Payments.Apply(r.Context(), eventID, in.InvoiceID)
 	if err != nil {
 		return err
 	}
@@ -127,17 +123,18 @@ func (h *handlers) applyPaymentEvent(w http.ResponseWriter, r *http.Request) err
 
 // dismissPaymentEvent answers POST
 // /api/operator/payment-events/{id}/dismiss: the unmatched event is set
-// aside with the reason; nothing else changes.
+// aside with the reason; nothing else changes. The body is
+// webhook.DismissInput, whose rules Dismiss checks.
 func (h *handlers) dismissPaymentEvent(w http.ResponseWriter, r *http.Request) error {
 	eventID, err := eventPath(r)
 	if err != nil {
 		return err
 	}
-	var req reasonRequest
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
+	var in webhook.DismissInput
+	if err := httpapi.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	rec, err := h.Payments.Dismiss(r.Context(), eventID, req.Reason)
+	rec, err := h.Payments.Dismiss(r.Context(), eventID, in.Reason)
 	if err != nil {
 		return err
 	}

@@ -67,29 +67,25 @@ func (h *handlers) approveContractRequest(w http.ResponseWriter, r *http.Request
 	return nil
 }
 
-// reasonRequest is a body that gives a reason, trimmed before it is
-// checked. Its length and text are the deciding service's to check.
-type reasonRequest struct {
-	Reason string `json:"reason" validate:"required"`
-}
-
 // rejectContractRequest answers POST
 // /api/operator/contract-requests/{id}/reject: the request is rejected
-// with the reason, which the tenant's notification carries.
+// with the reason, which the tenant's notification carries. The body is
+// contract.DecisionInput, whose reason is required here (the service
+// takes a rejection without one from Go callers).
 func (h *handlers) rejectContractRequest(w http.ResponseWriter, r *http.Request) error {
 	reqID, err := httpapi.PathID(r, id.Contract, "contract request")
 	if err != nil {
 		return err
 	}
-	var body reasonRequest
-	if err := httpapi.DecodeJSON(r, &body); err != nil {
+	var in contract.DecisionInput
+	if err := httpapi.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	body.Reason = strings.TrimSpace(body.Reason)
-	if err := field.Check(body); err != nil {
+	in.Reason = strings.TrimSpace(in.Reason)
+	if err := field.Check(in); err != nil {
 		return err
 	}
-	req, err := h.Requests.Reject(r.Context(), reqID, body.Reason)
+	req, err := h.Requests.Reject(r.Context(), reqID, in.Reason)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package operatorapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/tenantkit/tenantkit/catalog"
@@ -28,7 +27,7 @@ var (
 // *tenancy.Directory implements it.
 type Directory interface {
 	// CreateTenant: *tenancy.InvalidError (fields "slug", "name",
-	// "plan"); tenancy.ErrConflict for a taken slug.
+	// "plan_id"); tenancy.ErrConflict for a taken slug.
 	CreateTenant(ctx context.Context, in tenancy.CreateTenantInput) (tenancy.Tenant, error)
 	// Tenant: tenancy.ErrNotFound when absent.
 	Tenant(ctx context.Context, tenantID string) (tenancy.Tenant, error)
@@ -85,24 +84,17 @@ func (h *handlers) listTenants(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// createTenantRequest is the body of POST /api/operator/tenants.
-type createTenantRequest struct {
-	Slug   string `json:"slug"`
-	Name   string `json:"name"`
-	PlanID string `json:"plan_id"`
-}
-
 // createTenant answers POST /api/operator/tenants: a tenant on a plan of
-// the catalog, with the plan's included seats (201, Location).
+// the catalog, with the plan's included seats (201, Location). The body is
+// tenancy.CreateTenantInput, whose rules CreateTenant checks.
 func (h *handlers) createTenant(w http.ResponseWriter, r *http.Request) error {
-	var req createTenantRequest
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
+	var in tenancy.CreateTenantInput
+	if err := httpapi.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	t, err := h.Directory.CreateTenant(r.Context(),
-		tenancy.CreateTenantInput{Slug: req.Slug, Name: req.Name, PlanID: req.PlanID})
+	t, err := h.Directory.CreateTenant(r.Context(), in)
 	if err != nil {
-		return renameFields(err, map[string]string{"plan": "plan_id"})
+		return err
 	}
 	w.Header().Set("Location", "/api/operator/tenants/"+t.ID)
 	httpapi.WriteJSON(w, http.StatusCreated, t)
@@ -123,21 +115,6 @@ func (h *handlers) getTenant(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// changeTenantRequest is the body of PATCH /api/operator/tenants/{id}.
-type changeTenantRequest struct {
-	PlanID string `json:"plan_id"`
-	Seats  *int   `json:"seats"`
-}
-
-// check refuses a body that changes nothing.
-func (req changeTenantRequest) check() error {
-	f := field.Errors{}
-	if req.PlanID == "" && req.Seats == nil {
-		f.Add("plan_id", field.Required, "plan_id or seats is required")
-	}
-	return f.Err()
-}
-
 // changeTenant answers PATCH /api/operator/tenants/{id}: the tenant's
 // plan and seats change at once, under the contract's rules (a plan
 // change keeps the seats within the new plan; seats never fall below the
@@ -147,14 +124,16 @@ func (h *handlers) changeTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req changeTenantRequest
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
+	// The body is contract.Change's plan and seats, whose rules Change
+	// checks; that it changes something is the endpoint's.
+	var ch contract.Change
+	if err := httpapi.DecodeJSON(r, &ch); err != nil {
 		return err
 	}
-	if err := req.check(); err != nil {
-		return err
+	if ch.PlanID == "" && ch.Seats == nil {
+		return field.NewInvalidError("plan_id", field.Required, "plan_id or seats is required")
 	}
-	if _, err := h.Terms.Change(r.Context(), tenantID, contract.Change{PlanID: req.PlanID, Seats: req.Seats}); err != nil {
+	if _, err := h.Terms.Change(r.Context(), tenantID, ch); err != nil {
 		return err
 	}
 	t, err := h.Directory.Tenant(r.Context(), tenantID)
@@ -238,22 +217,4 @@ func (h *handlers) setLimit(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.WriteJSON(w, http.StatusOK, limitResponse{TenantID: tenantID, Entitlement: e})
 	return nil
-}
-
-// renameFields returns err with the fields of its validation error, if
-// any, renamed as names says: the service's name of an input to the name
-// of the body field it came in.
-func renameFields(err error, names map[string]string) error {
-	var ie *field.InvalidError
-	if !errors.As(err, &ie) {
-		return err
-	}
-	f := field.Errors{}
-	for _, fe := range ie.Errors() {
-		if n, ok := names[fe.Field]; ok {
-			fe.Field = n
-		}
-		f.Add(fe.Field, fe.Code, fe.Message)
-	}
-	return f.Err()
 }

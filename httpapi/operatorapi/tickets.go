@@ -66,24 +66,20 @@ func (h *handlers) getTicket(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// agentReplyRequest is the body of POST /api/operator/tickets/{id}/replies.
-type agentReplyRequest struct {
-	Body string `json:"body"`
-}
-
 // replyTicket answers POST /api/operator/tickets/{id}/replies (201):
 // the operator's reply as the platform's agent, whose id is the operator
-// key's. The first one stops the ticket's first-response clock.
+// key's. The first one stops the ticket's first-response clock. The body
+// is support.CommentInput, whose rules the reply is checked against.
 func (h *handlers) replyTicket(w http.ResponseWriter, r *http.Request) error {
 	ticketID, err := httpapi.PathID(r, id.Ticket, "ticket")
 	if err != nil {
 		return err
 	}
-	var req agentReplyRequest
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
+	var in support.CommentInput
+	if err := httpapi.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	c, err := h.Tickets.Reply(r.Context(), ticketID, agentID(r), req.Body)
+	c, err := h.Tickets.Reply(r.Context(), ticketID, agentID(r), in.Body)
 	if err != nil {
 		return err
 	}
@@ -99,17 +95,17 @@ func agentID(r *http.Request) string {
 	return "operator"
 }
 
-// changeTicketRequest is the body of PATCH /api/operator/tickets/{id}.
-// AssigneeID is raw so that null (unassign) and absent differ.
+// changeTicketRequest is the body of PATCH /api/operator/tickets/{id}:
+// support.AgentChange's status and priority, whose rules Change checks,
+// and the assignee, raw so that null (unassign) and absent differ.
 type changeTicketRequest struct {
-	Status     *support.Status   `json:"status"`
-	Priority   *support.Priority `json:"priority"`
-	AssigneeID json.RawMessage   `json:"assignee_id"`
+	support.AgentChange
+	AssigneeID json.RawMessage `json:"assignee_id"`
 }
 
 // change returns what the body asks.
 func (req changeTicketRequest) change() (support.AgentChange, error) {
-	ch := support.AgentChange{Status: req.Status, Priority: req.Priority}
+	ch := req.AgentChange
 	switch {
 	case req.AssigneeID == nil:
 	case string(req.AssigneeID) == "null":

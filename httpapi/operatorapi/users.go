@@ -73,19 +73,14 @@ func (h *handlers) listUsers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// createUserRequest is the body of POST /api/operator/users.
-type createUserRequest struct {
-	Email string `json:"email"`
-	Name  string `json:"name"`
-}
-
-// createUser answers POST /api/operator/users (201).
+// createUser answers POST /api/operator/users (201). The body is
+// tenancy.CreateUserInput, whose rules CreateUser checks.
 func (h *handlers) createUser(w http.ResponseWriter, r *http.Request) error {
-	var req createUserRequest
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
+	var in tenancy.CreateUserInput
+	if err := httpapi.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	u, err := h.Directory.CreateUser(r.Context(), tenancy.CreateUserInput{Email: req.Email, Name: req.Name})
+	u, err := h.Directory.CreateUser(r.Context(), in)
 	if err != nil {
 		return err
 	}
@@ -127,23 +122,18 @@ func (h *handlers) listMembers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// userRef names a user in a body: by id or by email, exactly one. The
-// bodies embedding it skip it in field.Check (validate:"-"), which would
-// name its fields "userRef.user_id": ref checks it.
-type userRef struct {
-	UserID string `json:"user_id" validate:"omitempty,id=usr"`
-	Email  string `json:"email"`
-}
-
-// ref returns the one reference given, recording in f what is wrong with
-// it: not exactly one, or a user_id that is no user id.
-func (u userRef) ref(f field.Errors) string {
+// ref returns the one reference u gives, recording in f what is wrong
+// with it: not exactly one of user_id and email (the operator API's rule),
+// or the form of the one given (tenancy.UserRef's tags, on the email as
+// tenancy normalizes it).
+func ref(u tenancy.UserRef, f field.Errors) string {
 	switch {
 	case u.UserID == "" && u.Email == "":
 		f.Add("user_id", field.Required, "user_id or email is required")
 	case u.UserID != "" && u.Email != "":
 		f.Add("email", field.Invalid, "cannot be sent with user_id")
 	}
+	u.Email = tenancy.NormalizeEmail(u.Email)
 	f.Merge(field.Check(u))
 	if u.UserID != "" {
 		return u.UserID
@@ -151,11 +141,12 @@ func (u userRef) ref(f field.Errors) string {
 	return u.Email
 }
 
-// addMemberRequest is the body of POST /api/operator/tenants/{id}/members.
-// Which roles there are is the tenancy service's to say.
+// addMemberRequest is the body of POST /api/operator/tenants/{id}/members:
+// the user (exactly one of user_id and email) and the role, whose rules
+// are tenancy.RoleInput's.
 type addMemberRequest struct {
-	userRef `validate:"-"`
-	Role    tenancy.Role `json:"role" validate:"required"`
+	tenancy.UserRef
+	tenancy.RoleInput
 }
 
 // addMember answers POST /api/operator/tenants/{id}/members: the user
@@ -171,8 +162,8 @@ func (h *handlers) addMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f := field.Errors{}
-	user := req.ref(f)
-	f.Merge(field.Check(req))
+	user := ref(req.UserRef, f)
+	f.Merge(field.Check(req.RoleInput)) // Add checks it too; here for one answer naming every field
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -184,12 +175,6 @@ func (h *handlers) addMember(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// setRoleRequest is the body of PATCH
-// /api/operator/tenants/{id}/members/{user_id}.
-type setRoleRequest struct {
-	Role tenancy.Role `json:"role" validate:"required"`
-}
-
 // setMemberRole answers PATCH
 // /api/operator/tenants/{id}/members/{user_id}; demoting the tenant's
 // last owner is 409 conflict.
@@ -198,14 +183,11 @@ func (h *handlers) setMemberRole(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req setRoleRequest
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
+	var in tenancy.RoleInput // SetRole checks it
+	if err := httpapi.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	if err := field.Check(req); err != nil {
-		return err
-	}
-	m, err := h.Members.SetRole(r.Context(), tenantID, userID, req.Role)
+	m, err := h.Members.SetRole(r.Context(), tenantID, userID, in.Role)
 	if err != nil {
 		return err
 	}
@@ -261,11 +243,12 @@ func (h *handlers) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 }
 
 // createAPIKeyRequest is the body of POST
-// /api/operator/tenants/{id}/api-keys.
+// /api/operator/tenants/{id}/api-keys: the key's user (exactly one of
+// user_id and email) and its scopes and name, whose rules are
+// tenancy.CreateAPIKeyInput's.
 type createAPIKeyRequest struct {
-	userRef `validate:"-"`
-	Scopes  []tenancy.Scope `json:"scopes"`
-	Name    string          `json:"name"`
+	tenancy.UserRef
+	tenancy.CreateAPIKeyInput
 }
 
 // createdAPIKey is the answer to POST /api/operator/tenants/{id}/api-keys:
@@ -289,14 +272,16 @@ func (h *handlers) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f := field.Errors{}
-	user := req.ref(f)
+	user := ref(req.UserRef, f)
+	f.Merge(field.Check(req.CreateAPIKeyInput)) // Create checks it too; here for one answer naming every field
 	if err := f.Err(); err != nil {
 		return err
 	}
-	in := tenancy.CreateAPIKeyInput{UserEmail: req.Email, UserID: req.UserID, Scopes: req.Scopes, Tenant: tenantID, Name: req.Name}
+	in := req.CreateAPIKeyInput
+	in.UserID, in.UserEmail, in.Tenant = req.UserRef.UserID, req.UserRef.Email, tenantID
 	k, secret, err := h.APIKeys.Create(r.Context(), in)
 	if errors.Is(err, tenancy.ErrNotMember) {
-		return httpapi.ValidationProblem([]httpapi.FieldError{{Field: userField(req.userRef), Code: field.Invalid,
+		return httpapi.ValidationProblem([]httpapi.FieldError{{Field: userField(req.UserRef), Code: field.Invalid,
 			Message: "must name a member of the tenant: " + user + " is not one"}})
 	}
 	if err != nil {
@@ -306,8 +291,8 @@ func (h *handlers) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// userField is the body field a userRef was given in.
-func userField(u userRef) string {
+// userField is the body field a user was named in.
+func userField(u tenancy.UserRef) string {
 	if u.UserID != "" {
 		return "user_id"
 	}

@@ -44,6 +44,8 @@ const (
 	CountryPattern = `^[A-Z]{2}$`
 	// LocalePattern is rule locale, a BCP 47 tag of at most 35 characters.
 	LocalePattern = `^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`
+	// SlugPattern is rule slug, whose length a max rule bounds.
+	SlugPattern = `^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$`
 	// DateOrEmptyPattern stands for datetime=2006-01-02 with omitempty,
 	// where "" passes too, in place of format date.
 	DateOrEmptyPattern = `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`

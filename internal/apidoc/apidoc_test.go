@@ -3,10 +3,13 @@ package apidoc
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	tkfield "github.com/tenantkit/tenantkit/field"
 )
 
 // The document of a small API, with one body schema per operation.
@@ -159,5 +162,18 @@ func TestParseTag(t *testing.T) {
 	}
 	if got := oneOf("a 'b c' d"); !slices.Equal(got, []string{"a", "b c", "d"}) {
 		t.Errorf("oneOf = %q", got)
+	}
+}
+
+// TestSlugPatternIsTheRule: SlugPattern takes what field's rule slug takes.
+func TestSlugPatternIsTheRule(t *testing.T) {
+	re := regexp.MustCompile(goRegexp(SlugPattern))
+	for _, s := range []string{"", "a", "9", "acme", "acme-eu", "a--b", "-", "-a", "a-", "Acme", "a_b", "a b", "é"} {
+		ruled := tkfield.Check(struct {
+			S string `validate:"slug"`
+		}{s}) == nil
+		if re.MatchString(s) != ruled {
+			t.Errorf("%q: SlugPattern matches %v, rule slug takes %v", s, re.MatchString(s), ruled)
+		}
 	}
 }

@@ -65,6 +65,9 @@ func (c *comparison) stringRulesOf(path string, rules []rule) stringRules {
 		case "locale":
 			setPattern(r, LocalePattern)
 			w.impliedMax, w.nonEmpty = ptr(35), true
+		case "slug":
+			setPattern(r, SlugPattern)
+			w.nonEmpty = true
 		case "id":
 			setPattern(r, IDPattern(r.param))
 			w.impliedMax, w.nonEmpty = ptr(idLen(r.param)), true

@@ -119,7 +119,7 @@ func refusesAbsence(t reflect.Type, tg tag) bool {
 			if n, err := strconv.ParseFloat(r.param, 64); err == nil && (n > 0 || r.name == "gt" && n == 0) {
 				return true
 			}
-		case "currency", "id", "email", "country", "locale", "datetime", "oneof":
+		case "currency", "id", "email", "country", "locale", "slug", "datetime", "oneof":
 			return t.Kind() == reflect.String
 		}
 		if _, ok := field.Enum(r.name); ok {

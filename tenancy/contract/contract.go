@@ -61,16 +61,19 @@ type Terms struct {
 func (c Terms) HasAddOn(module string) bool { return slices.Contains(c.AddOns, module) }
 
 // Change is a change of a tenant's contract. Zero fields keep what the
-// contract has.
+// contract has. Service.Change checks its tags, the rules of each value
+// (the rules of the resulting terms are With's); its plan and seats, by
+// their json names, are the body of PATCH /api/operator/tenants/{id}.
 type Change struct {
-	// PlanID, when set, moves the tenant to that catalog plan.
-	PlanID string
-	// Seats, when set, is the new number of seats.
-	Seats *int
+	// PlanID, when set, moves the tenant to that catalog plan (whose ids
+	// have at most 64 characters).
+	PlanID string `json:"plan_id" validate:"max=64,line"`
+	// Seats, when set, is the new number of seats: 1..MaxSeats.
+	Seats *int `json:"seats" validate:"omitempty,min=1,max=100000"`
 	// AddModules are modules to buy as add-ons of the (new) plan.
-	AddModules []string
+	AddModules []string `json:"-"`
 	// RemoveModules are contracted add-ons to give up.
-	RemoveModules []string
+	RemoveModules []string `json:"-"`
 }
 
 // With returns the terms that result from applying ch to c, for a tenant

@@ -52,6 +52,9 @@ func TestInputRules(t *testing.T) {
 	reject := func(reason string) func() error {
 		return func() error { _, err := svc.Reject(ctx, "ccr_x", reason); return err }
 	}
+	change := func(ch contract.Change) func() error {
+		return func() error { _, err := svc.Change(ctx, tenantA, ch); return err }
+	}
 	list := func(f contract.Filter) func() error {
 		return func() error { _, _, err := svc.Requests(ctx, tenantA, f); return err }
 	}
@@ -113,6 +116,10 @@ func TestInputRules(t *testing.T) {
 			[]string{"reason too_long: must have at most 1000 characters"}},
 		{"DecisionReasonBell", reject("no\a"),
 			[]string{"reason control_character: must not contain control characters other than tab and line breaks"}},
+
+		{"ChangeSeatsZero", change(contract.Change{Seats: intPtr(0)}), []string{"seats out_of_range: must be between 1 and 100000"}},
+		{"ChangePlanTooLong", change(contract.Change{PlanID: strings.Repeat("p", 65), Seats: intPtr(contract.MaxSeats + 1)}), []string{
+			"plan_id too_long: must have at most 64 characters", "seats out_of_range: must be between 1 and 100000"}},
 
 		{"FilterStatus", list(contract.Filter{Status: "open", Before: "ccr_x"}), []string{
 			"status invalid: must be one of: pending, approved, applied, rejected, cancelled",

@@ -219,11 +219,16 @@ func (s *Service) applyDue(ctx context.Context, due Request, now time.Time) (Req
 	})
 }
 
-// decision is what an operator gives with a decision besides the request.
-type decision struct {
-	// Reason is shown to the tenant, MaxReasonLen characters at most once
+// DecisionInput is what an operator gives with a decision besides the
+// request: the body of POST /api/operator/contract-requests/{id}/reject,
+// which must give a reason, and so checks the whole tag once the reason is
+// trimmed. Approve and Reject take the reason alone and may be given none
+// (the CLI's decisions without --reason); a reason they are given must
+// meet the tag.
+type DecisionInput struct {
+	// Reason is shown to the tenant: 1..MaxReasonLen characters once
 	// trimmed.
-	Reason string `json:"reason" validate:"max=1000,text"`
+	Reason string `json:"reason" validate:"required,max=1000,text"`
 }
 
 // decide runs an operator's decision on the request with id, whatever its
@@ -231,8 +236,10 @@ type decision struct {
 func (s *Service) decide(ctx context.Context, requestID, reason, action string,
 	change func(ctx context.Context, req *Request, now time.Time) error) (Request, error) {
 	reason = strings.TrimSpace(reason)
-	if err := field.Check(decision{Reason: reason}); err != nil {
-		return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, err)
+	if reason != "" {
+		if err := field.Check(DecisionInput{Reason: reason}); err != nil {
+			return Request{}, fmt.Errorf("contract: %s %s: %w", action, requestID, err)
+		}
 	}
 	tenantID, err := s.requestTenant(ctx, requestID)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -121,10 +122,13 @@ func (s *Service) termsOf(tenantID, planID string, seats int, addOns []string) T
 // Everything runs in one transaction (a savepoint of the one in ctx, so
 // that a caller commits the change with its own records), holding the
 // tenant's row lock so that concurrent changes apply one after the other.
-// *tenancy.InvalidError for a change the rules refuse; tenancy.ErrNotFound
-// for an unknown tenant. It records a tenant.plan_changed event (the new
+// *tenancy.InvalidError for a change the rules refuse (ch's tags, then
+// Terms.With's); tenancy.ErrNotFound for an unknown tenant. It records a tenant.plan_changed event (the new
 // terms) in the same transaction.
 func (s *Service) Change(ctx context.Context, tenantID string, ch Change) (Terms, error) {
+	if err := field.Check(ch); err != nil {
+		return Terms{}, fmt.Errorf("contract: change %s: %w", tenantID, err)
+	}
 	var out Terms
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error

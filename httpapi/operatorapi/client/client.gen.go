@@ -464,7 +464,7 @@ type ApplyPaymentEventInput struct {
 //
 // Example: {"plan_id":"enterprise"}
 type ChangeTenantInput struct {
-	// PlanID Move to this plan now; the seats are kept within the new plan's.
+	// PlanID Move to this plan of the catalog now (empty: keep the plan); the seats are kept within the new plan's.
 	PlanID *string `json:"plan_id,omitempty"`
 
 	// Seats The new contracted seats: at least the tenant's members, at most the plan's seat limit.
@@ -599,7 +599,7 @@ type CreateTenantInput struct {
 	// PlanID A plan of the catalog (`GET /api/catalog/public`).
 	PlanID string `json:"plan_id"`
 
-	// Slug Lower-case letters, digits and inner hyphens.
+	// Slug Lower-case letters, digits and inner hyphens, as a DNS label.
 	Slug string `json:"slug"`
 }
 
@@ -638,6 +638,12 @@ type CreatedAPIKey struct {
 	//
 	// Example: usr_01jd3k5q8r9s0t1v2w3x4y5zaa
 	UserID UserID `json:"user_id"`
+}
+
+// DismissPaymentEventInput defines model for DismissPaymentEventInput.
+type DismissPaymentEventInput struct {
+	// Reason Kept with the event; trimmed, then 1..500 characters. Line breaks and tabs allowed.
+	Reason string `json:"reason"`
 }
 
 // Effective When a change takes effect: at the next billing period, or at once (prorated).
@@ -920,8 +926,9 @@ type Problem struct {
 // ProblemCode The stable, machine-readable problem code. Each error response names in `x-problem-codes` which of these it can carry.
 type ProblemCode string
 
-// ReasonInput defines model for ReasonInput.
-type ReasonInput struct {
+// RejectContractRequestInput defines model for RejectContractRequestInput.
+type RejectContractRequestInput struct {
+	// Reason Shown to the tenant; trimmed, then 1..1000 characters. Line breaks and tabs allowed.
 	Reason string `json:"reason"`
 }
 
@@ -1510,13 +1517,13 @@ type OperatorEndUserSessionsParams struct {
 }
 
 // OperatorRejectContractRequestJSONRequestBody defines body for OperatorRejectContractRequest for application/json ContentType.
-type OperatorRejectContractRequestJSONRequestBody = ReasonInput
+type OperatorRejectContractRequestJSONRequestBody = RejectContractRequestInput
 
 // OperatorApplyPaymentEventJSONRequestBody defines body for OperatorApplyPaymentEvent for application/json ContentType.
 type OperatorApplyPaymentEventJSONRequestBody = ApplyPaymentEventInput
 
 // OperatorDismissPaymentEventJSONRequestBody defines body for OperatorDismissPaymentEvent for application/json ContentType.
-type OperatorDismissPaymentEventJSONRequestBody = ReasonInput
+type OperatorDismissPaymentEventJSONRequestBody = DismissPaymentEventInput
 
 // OperatorCreateTenantJSONRequestBody defines body for OperatorCreateTenant for application/json ContentType.
 type OperatorCreateTenantJSONRequestBody = CreateTenantInput

@@ -212,8 +212,8 @@ func TestOperatorProblems(t *testing.T) {
 				}
 				fields = append(fields, fe.Field)
 			}
-			if got := strings.Join(fields, ","); got != "name,plan_id,slug" {
-				t.Errorf("fields %s, want name,plan_id,slug", got)
+			if got := strings.Join(fields, ","); got != "slug,name,plan_id" { // the order of the body
+				t.Errorf("fields %s, want slug,name,plan_id", got)
 			}
 			if p.Error() != *p.Detail {
 				t.Errorf("Error() = %q, want the detail %q", p.Error(), *p.Detail)
