@@ -17,8 +17,10 @@ const (
 // while old cursors are still recognised (and refused clearly).
 const cursorVersion = "v1:"
 
-// maxCursorIDLen bounds the id inside a cursor; tenantkit ids are far shorter.
-const maxCursorIDLen = 64
+// maxCursorIDLen bounds the id inside a cursor: the longest position a
+// list hands out is a payment provider's event id (webhook.MaxEventIDLen);
+// tenantkit's own ids are 30 characters.
+const maxCursorIDLen = 128
 
 // maxCursorLen is the longest encoded cursor decodeCursor will look at, so
 // that an absurd query parameter is refused before any decoding work.
@@ -35,8 +37,9 @@ func encodeCursor(id string) string {
 
 // decodeCursor returns the id inside a cursor made by encodeCursor, or a
 // 400 invalid_request *Problem naming the field "cursor" for anything else.
-// The id's alphabet is checked so that no cursor can smuggle arbitrary text
-// into a query.
+// The id must be printable ASCII without spaces, as every position a list
+// hands out is (tenantkit's ids, a provider's event ids); it reaches the
+// query as a bound parameter.
 func decodeCursor(s string) (string, error) {
 	if len(s) == 0 || len(s) > maxCursorLen {
 		return "", badCursor()
@@ -50,7 +53,7 @@ func decodeCursor(s string) (string, error) {
 		return "", badCursor()
 	}
 	for i := 0; i < len(id); i++ {
-		if c := id[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+		if c := id[i]; c <= ' ' || c > '~' {
 			return "", badCursor()
 		}
 	}

@@ -255,6 +255,36 @@ func draftInvoice(t *testing.T, o opEnv, total int64) string {
 	return r.json(t)["id"].(string)
 }
 
+// TestOperatorPaymentEventsPages: a provider's event ids are its own
+// (upper case, dots, up to 128 characters), and the list still pages
+// through them one at a time with the cursors it hands out.
+func TestOperatorPaymentEventsPages(t *testing.T) {
+	eachOpEnv(t, func(t *testing.T, o opEnv) {
+		ids := []string{"evt_1QbX.Live:A", strings.Repeat("E", webhook.MaxEventIDLen)}
+		for _, id := range ids {
+			if r := o.deliver(t, paymentEvent(id, webhook.TypePaymentSucceeded, "inv_unknown", 100, "USD")); r.status != http.StatusOK {
+				t.Fatalf("delivery of %s: %d %s", id, r.status, r.body)
+			}
+		}
+		var seen []string
+		path := "/api/operator/payment-events?limit=1"
+		for range 3 {
+			page := o.mustCall(t, http.StatusOK, "GET", path, "")
+			seen = append(seen, listIDs(t, page, "id")...)
+			next, _ := page["next_cursor"].(string)
+			if next == "" {
+				break
+			}
+			path = "/api/operator/payment-events?limit=1&cursor=" + next
+		}
+		slices.Sort(seen)
+		slices.Sort(ids)
+		if !slices.Equal(seen, ids) {
+			t.Fatalf("pages held %q, want %q", seen, ids)
+		}
+	})
+}
+
 func TestOperatorPaymentEvents(t *testing.T) {
 	eachOpEnv(t, func(t *testing.T, o opEnv) {
 		inv := o.mustCreateInvoice(t, 5000)
