@@ -177,3 +177,57 @@ func TestSlugPatternIsTheRule(t *testing.T) {
 		}
 	}
 }
+
+// TestComparePatch: a merge patch of A takes A's rules for each member,
+// none required (the items of a list still are: a list is sent whole);
+// count rules of a map bound the merged result, not the patch; a member
+// that cannot change must be absent.
+func TestComparePatch(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(testDoc), &doc); err != nil {
+		t.Fatal(err)
+	}
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	a := schemas["A"].(map[string]any)
+	props := a["properties"].(map[string]any)
+	delete(a, "required")
+	delete(props, "currency") // fixed: an A's currency never changes
+	delete(props["metadata"].(map[string]any), "maxProperties")
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(data []byte) Body {
+		d, err := Load(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return RequestBodies(d)[0]
+	}
+	if msgs := ComparePatch(body(data).Schema, reflect.TypeFor[agreeing](), "currency"); len(msgs) > 0 {
+		t.Errorf("ComparePatch = \n%s\nwant no disagreement", strings.Join(msgs, "\n"))
+	}
+
+	// The same patch that requires a member and keeps the fixed one.
+	a["required"] = []string{"name"}
+	props["currency"] = map[string]any{"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	msgs := ComparePatch(body(data).Schema, reflect.TypeFor[agreeing](), "currency")
+	for _, w := range []string{"name: a patch's members are optional", "currency: cannot change"} {
+		if !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, w) }) {
+			t.Errorf("no disagreement starting %q in\n%s", w, strings.Join(msgs, "\n"))
+		}
+	}
+	// Items of a list keep their required members.
+	lineProps := props["lines"].(map[string]any)["items"].(map[string]any)
+	lineProps["required"] = []string{}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	msgs = ComparePatch(body(data).Schema, reflect.TypeFor[agreeing](), "currency")
+	if !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, "lines[].quantity: the tags require it") }) {
+		t.Errorf("a line's quantity is required in a patch too; got\n%s", strings.Join(msgs, "\n"))
+	}
+}
