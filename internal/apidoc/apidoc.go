@@ -107,15 +107,7 @@ func RequestBodies(doc *openapi3.T) []Body {
 // struct, or a pointer to one) and schema, the document's schema of a
 // body of that type, disagree; none when they agree.
 func Compare(schema *openapi3.SchemaRef, t reflect.Type) []string {
-	c := &comparison{}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if schema == nil || schema.Value == nil {
-		return []string{"the document has no schema"}
-	}
-	c.object("", flatten(schema.Value), t)
-	return c.msgs
+	return (&comparison{}).run(schema, t)
 }
 
 // ComparePatch is Compare for a JSON merge patch of a resource whose
@@ -123,7 +115,11 @@ func Compare(schema *openapi3.SchemaRef, t reflect.Type) []string {
 // required (outside the items of a list, which are sent whole), and the
 // fields named in fixed, which cannot change, are not in the patch.
 func ComparePatch(schema *openapi3.SchemaRef, t reflect.Type, fixed ...string) []string {
-	c := &comparison{patch: true, fixed: fixed}
+	return (&comparison{patch: true, fixed: fixed}).run(schema, t)
+}
+
+// run compares the body schema with struct t (or a pointer to one).
+func (c *comparison) run(schema *openapi3.SchemaRef, t reflect.Type) []string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
