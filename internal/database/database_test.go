@@ -298,3 +298,29 @@ func TestConnectionLostInTransaction(t *testing.T) {
 		t.Fatalf("query after the lost transaction: %v", err)
 	}
 }
+
+// TestReadSnapshot: the statements of one ReadSnapshot see the state of
+// its first read, however many writes commit between them.
+func TestReadSnapshot(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		if err := insert(ctx, db, "a"); err != nil {
+			t.Fatal(err)
+		}
+		var before, after int64
+		err := database.ReadSnapshot(ctx, db, func(ctx context.Context) error {
+			var err error
+			if before, err = database.Conn(ctx, db).NewSelect().Table("things").Count(ctx); err != nil {
+				return err
+			}
+			if err := insert(context.Background(), db, "b"); err != nil { // another connection commits
+				return err
+			}
+			after, err = database.Conn(ctx, db).NewSelect().Table("things").Count(ctx)
+			return err
+		})
+		if err != nil || before != 1 || after != 1 || count(t, db) != 2 {
+			t.Fatalf("err %v; counted %d then %d in one snapshot, %d after it; want 1, 1, 2", err, before, after, count(t, db))
+		}
+	}, schema())
+}

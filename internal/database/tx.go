@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -63,4 +64,28 @@ func JoinTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error)
 		return fn(ctx)
 	}
 	return RunInTx(ctx, db, fn)
+}
+
+// ReadSnapshot runs fn, a read made of several statements, so that every
+// statement sees the same committed state: a delivery and its attempts,
+// read while an attempt commits, agree. On Postgres that is a read-only
+// REPEATABLE READ transaction (each statement of READ COMMITTED takes its
+// own snapshot); SQLite's transactions already read one snapshot. Inside
+// a caller's transaction fn joins it.
+func ReadSnapshot(ctx context.Context, db bun.IDB, fn func(ctx context.Context) error) error {
+	if InTx(ctx) {
+		return fn(ctx)
+	}
+	// On SQLite ReadOnly begins a deferred transaction, which takes no
+	// write lock (the DSN makes the others immediate).
+	opts := &sql.TxOptions{ReadOnly: true}
+	if IsPostgres(db) {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("database: begin: %w", Wrap(err))
+	}
+	defer func() { _ = tx.Rollback() }() // read only: nothing to commit
+	return fn(context.WithValue(ctx, txKey{}, tx))
 }

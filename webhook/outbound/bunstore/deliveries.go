@@ -28,36 +28,44 @@ func (s *Store) CreateDeliveries(ctx context.Context, ds []outbound.NewDelivery)
 }
 
 // Delivery implements outbound.DeliveryStore.
-func (s *Store) Delivery(ctx context.Context, tenantID, id string) (outbound.Delivery, error) {
-	var r deliveryRow
-	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&r).ExcludeColumn("payload"), tenantID).Where("id = ?", id)
-	if err := q.Scan(ctx); err != nil {
-		return outbound.Delivery{}, translate(err)
-	}
-	ds, err := s.withAttempts(ctx, []deliveryRow{r})
-	if err != nil {
-		return outbound.Delivery{}, err
-	}
-	return ds[0], nil
+// The delivery and its attempts are read in one snapshot.
+func (s *Store) Delivery(ctx context.Context, tenantID, id string) (d outbound.Delivery, err error) {
+	err = database.ReadSnapshot(ctx, s.db, func(ctx context.Context) error {
+		var r deliveryRow
+		q := database.ForTenant(s.conn(ctx).NewSelect().Model(&r).ExcludeColumn("payload"), tenantID).Where("id = ?", id)
+		if err := q.Scan(ctx); err != nil {
+			return translate(err)
+		}
+		ds, err := s.withAttempts(ctx, []deliveryRow{r})
+		if err == nil {
+			d = ds[0]
+		}
+		return err
+	})
+	return d, err
 }
 
 // Deliveries implements outbound.DeliveryStore.
-func (s *Store) Deliveries(ctx context.Context, tenantID, endpointID string, p outbound.Page) ([]outbound.Delivery, bool, error) {
+// The page and its attempts are read in one snapshot.
+func (s *Store) Deliveries(ctx context.Context, tenantID, endpointID string, p outbound.Page) (ds []outbound.Delivery, more bool, err error) {
 	limit := max(p.Limit, 1)
-	var rows []deliveryRow
-	q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows).ExcludeColumn("payload"), tenantID).
-		Where("endpoint_id = ?", endpointID)
-	if p.Before != "" {
-		q = q.Where("id < ?", p.Before)
-	}
-	if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
-		return nil, false, translate(err)
-	}
-	more := len(rows) > limit
-	if more {
-		rows = rows[:limit]
-	}
-	ds, err := s.withAttempts(ctx, rows)
+	err = database.ReadSnapshot(ctx, s.db, func(ctx context.Context) error {
+		var rows []deliveryRow
+		q := database.ForTenant(s.conn(ctx).NewSelect().Model(&rows).ExcludeColumn("payload"), tenantID).
+			Where("endpoint_id = ?", endpointID)
+		if p.Before != "" {
+			q = q.Where("id < ?", p.Before)
+		}
+		if err := q.OrderExpr("id DESC").Limit(int64(limit) + 1).Scan(ctx); err != nil {
+			return translate(err)
+		}
+		if more = len(rows) > limit; more {
+			rows = rows[:limit]
+		}
+		var err error
+		ds, err = s.withAttempts(ctx, rows)
+		return err
+	})
 	return ds, more, err
 }
 
