@@ -23,6 +23,11 @@ type Job func(ctx context.Context, now time.Time) (done int, err error)
 
 // The jobs every App's Scheduler runs, in this order.
 const (
+	// JobBilling generates the platform's invoices of the periods that
+	// ended, once each, and marks those past due overdue
+	// (contract.Service.RunBilling). It runs before JobContracts, though
+	// either order invoices a period under the terms it ended with.
+	JobBilling = "billing.platform_run"
 	// JobContracts applies the contract changes due at a period boundary
 	// (contract.Service.ApplyDueAt).
 	JobContracts = "contracts.apply_due"
@@ -163,6 +168,7 @@ func (s *Scheduler) Run(ctx context.Context, interval time.Duration, report func
 // line here; a host adds its own jobs with a.Scheduler.Add after New.
 func (a *App) schedule() {
 	s := a.Scheduler
+	s.Add(JobBilling, a.Contracts.RunBilling)
 	s.Add(JobContracts, func(ctx context.Context, now time.Time) (int, error) {
 		applied, err := a.Contracts.ApplyDueAt(ctx, now)
 		return len(applied), err

@@ -120,7 +120,7 @@ func TestSchedulerRun(t *testing.T) {
 // App's scheduler runs the collection schedule at the time given.
 func TestAppScheduler(t *testing.T) {
 	dbtest.EachApp(t, func(t *testing.T, _ *bun.DB, app *tenantkit.App) {
-		want := []string{tenantkit.JobContracts, tenantkit.JobCollections, tenantkit.JobSLA, tenantkit.JobIdempotencyPurge, tenantkit.JobEventsPrune}
+		want := []string{tenantkit.JobBilling, tenantkit.JobContracts, tenantkit.JobCollections, tenantkit.JobSLA, tenantkit.JobIdempotencyPurge, tenantkit.JobEventsPrune}
 		if got := app.Scheduler.Jobs(); !slices.Equal(got, want) {
 			t.Errorf("Jobs() = %v, want %v", got, want)
 		}

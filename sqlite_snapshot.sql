@@ -23,6 +23,14 @@ CREATE TABLE contract_add_ons (
     PRIMARY KEY (tenant_id, module)
 );
 
+CREATE TABLE contract_periods (
+    tenant_id    TEXT NOT NULL REFERENCES tenants (id),
+    period_start TIMESTAMP NOT NULL,
+    opening      TEXT NOT NULL,
+    prorations   TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, period_start)
+);
+
 CREATE TABLE contract_requests (
     tenant_id    TEXT NOT NULL REFERENCES tenants (id),
     id           TEXT NOT NULL,
@@ -176,6 +184,33 @@ CREATE TABLE operator_keys (
     revoked_at  TIMESTAMP
 );
 
+CREATE TABLE platform_invoice_numbers (
+    tenant_id   TEXT PRIMARY KEY,
+    last_number BIGINT NOT NULL
+);
+
+CREATE TABLE platform_invoices (
+    id           TEXT PRIMARY KEY,
+    tenant_id    TEXT NOT NULL REFERENCES tenants (id),
+    number       BIGINT NOT NULL UNIQUE,
+    period_start TIMESTAMP NOT NULL,
+    period_end   TIMESTAMP NOT NULL,
+    currency     TEXT NOT NULL,
+    lines        TEXT NOT NULL,
+    subtotal     BIGINT NOT NULL,
+    total        BIGINT NOT NULL,
+    amount_paid  BIGINT NOT NULL,
+    status       TEXT NOT NULL,
+    due_date     TIMESTAMP NOT NULL,
+    reference    TEXT NOT NULL DEFAULT '',
+    created_at   TIMESTAMP NOT NULL,
+    paid_at      TIMESTAMP,
+    voided_at    TIMESTAMP,
+    overdue_at   TIMESTAMP,
+    -- One invoice per tenant and period, whatever the replicas.
+    UNIQUE (tenant_id, period_start)
+);
+
 CREATE TABLE portal_login_links (
     token_hash TEXT NOT NULL PRIMARY KEY,
     user_id    TEXT NOT NULL REFERENCES users (id),
@@ -280,7 +315,7 @@ CREATE TABLE tenants (
     plan_id    TEXT NOT NULL,
     seats      INTEGER NOT NULL,
     created_at TIMESTAMP NOT NULL
-, enabled_webhook_endpoints INTEGER NOT NULL DEFAULT 0);
+, enabled_webhook_endpoints INTEGER NOT NULL DEFAULT 0, test BOOLEAN NOT NULL DEFAULT 0, test_clock TIMESTAMP, billed_through TIMESTAMP);
 
 CREATE TABLE ticket_comments (
     tenant_id   TEXT NOT NULL,
@@ -425,6 +460,10 @@ CREATE UNIQUE INDEX notifications_dedupe_key_idx ON notifications (tenant_id, de
 
 CREATE INDEX notifications_unread_idx ON notifications (tenant_id, id) WHERE read_at IS NULL;
 
+CREATE INDEX platform_invoices_due ON platform_invoices (due_date) WHERE status = 'open';
+
+CREATE INDEX platform_invoices_tenant ON platform_invoices (tenant_id, id);
+
 CREATE INDEX portal_login_links_expires_idx ON portal_login_links (expires_at);
 
 CREATE INDEX river_job_kind ON river_job (kind);
@@ -453,6 +492,8 @@ CREATE INDEX river_notification_created_at_idx ON river_notification (created_at
 CREATE INDEX river_notification_topic_id_idx ON river_notification (topic, id);
 
 CREATE INDEX sessions_live_idx ON sessions (user_id) WHERE ended_at IS NULL;
+
+CREATE INDEX tenants_to_bill ON tenants (billed_through, id) WHERE NOT test;
 
 CREATE INDEX ticket_comments_ticket_idx ON ticket_comments (tenant_id, ticket_id, id);
 
@@ -532,4 +573,5 @@ INSERT INTO "tenantkit_migrations" ("id", "name", "group_id") VALUES
 (20, '20261127000130', 1),
 (21, '20261127000800', 1),
 (22, '20261128000100', 1),
-(23, '20261128000800', 1);
+(23, '20261128000800', 1),
+(24, '20261129000100', 1);

@@ -135,7 +135,7 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 	a := &App{
 		Catalog:        cat,
 		Tenancy:        ten,
-		Contracts:      contract.NewService(tenants, ten.Entitlements, ten.Notifications, tx, cat, contract.WithEvents(rec)),
+		Contracts:      contract.NewService(tenants.ContractStores(), ten.Entitlements, ten.Notifications, tx, cat, contract.WithEvents(rec)),
 		Billing:        bil,
 		Payments:       pay,
 		Dunning:        billing.NewDunning(bil, invoices, ten.Notifications),

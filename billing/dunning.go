@@ -392,7 +392,11 @@ func days(n int) string {
 }
 
 // formatMoney writes minor units for people: "19.99 USD".
-func formatMoney(amount int64, currency string) string {
+func formatMoney(amount int64, currency string) string { return FormatMoney(amount, currency) }
+
+// FormatMoney writes amount, in minor units of currency, for people:
+// "1,234.50 USD"; an unknown currency's amount as minor units.
+func FormatMoney(amount int64, currency string) string {
 	s, err := FormatAmount(amount, currency)
 	if err != nil {
 		return fmt.Sprintf("%d (minor units) %s", amount, currency)

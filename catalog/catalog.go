@@ -106,6 +106,9 @@ type Plan struct {
 	// only use more than its plan includes when an operator raises its limit
 	// (`server limit set`), and the invoice preview bills that excess here.
 	Overage map[string]int64 `json:"overage,omitempty"`
+	// PaymentTermsDays is how many days after its period's end the
+	// platform's invoice to a tenant on the plan is due; 0 means 14.
+	PaymentTermsDays int `json:"payment_terms_days,omitempty" validate:"min=0,max=365"`
 }
 
 // AddOn is a module a plan sells on top of what it includes.

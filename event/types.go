@@ -36,6 +36,7 @@ var types = func() []string {
 		TicketCreated, TicketUpdated, TicketCommented,
 		ContractRequestSubmitted, ContractRequestCancelled, ContractRequestApproved,
 		ContractRequestRejected, ContractRequestApplied,
+		PlatformInvoiceCreated, PlatformInvoicePaid, PlatformInvoiceVoided, PlatformInvoiceOverdue,
 		ModuleToggled, APIKeyCreated, APIKeyRevoked, TenantCreated, TenantPlanChanged, UserCreated,
 		EntitlementLimitSet, EntitlementLimitCleared, MemberAdded, MemberRoleChanged, MemberRemoved,
 		PaymentEventApplied, PaymentEventDismissed,

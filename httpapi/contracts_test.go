@@ -24,7 +24,7 @@ import (
 // operator is the platform side of contract requests: a contract service
 // on the test's database, as `server contract approve` would use.
 func operator(e *env) *contract.Service {
-	return contract.NewService(tenancystore.New(e.db), e.svc.Entitlements, e.svc.Notifications, tenantkit.NewTransactor(e.db), catalog.Default())
+	return contract.NewService(tenancystore.New(e.db).ContractStores(), e.svc.Entitlements, e.svc.Notifications, tenantkit.NewTransactor(e.db), catalog.Default())
 }
 
 // errorFields returns the field names of a problem's errors.
@@ -241,7 +241,7 @@ func TestInvoicePreview(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, func(cfg *httpapi.Config) {
 			ten := newTenancy(db)
-			cfg.Services.Contracts = contract.NewService(tenancystore.New(db), ten.Entitlements, ten.Notifications, tenantkit.NewTransactor(db),
+			cfg.Services.Contracts = contract.NewService(tenancystore.New(db).ContractStores(), ten.Entitlements, ten.Notifications, tenantkit.NewTransactor(db),
 				catalog.Default(), contract.WithClock(func() time.Time { return half }))
 		})
 		preview := func(t *testing.T, body string) response {

@@ -81,10 +81,13 @@ type CreateTenantInput struct {
 	// PlanID is the id of a plan of the catalog (whose ids have at most 64
 	// characters).
 	PlanID string `json:"plan_id" validate:"required,max=64,line"`
+	// Test makes a test tenant, with its own clock starting now.
+	Test bool `json:"test"`
 }
 
 // CreateTenant creates a tenant on a plan of the catalog, with the plan's
-// included seats. InvalidError (fields "slug", "name", "plan_id");
+// included seats, billed by the platform from its first period (the
+// store starts its billed-through mark at that period's start). InvalidError (fields "slug", "name", "plan_id");
 // ErrConflict when the slug is taken.
 func (s *Directory) CreateTenant(ctx context.Context, in CreateTenantInput) (Tenant, error) {
 	in.Name = strings.TrimSpace(in.Name)
@@ -99,7 +102,11 @@ func (s *Directory) CreateTenant(ctx context.Context, in CreateTenantInput) (Ten
 	}
 	t := Tenant{
 		ID: id.New(id.Tenant), Slug: in.Slug, Name: in.Name,
-		PlanID: plan.ID, Seats: plan.IncludedSeats, CreatedAt: s.now().UTC(),
+		PlanID: plan.ID, Seats: plan.IncludedSeats, CreatedAt: s.now().UTC().Truncate(time.Microsecond), Test: in.Test,
+	}
+	if t.Test {
+		clock := t.CreatedAt
+		t.TestClock = &clock
 	}
 	err := inTx(ctx, s.tx, func(ctx context.Context) error {
 		if err := s.store.CreateTenant(ctx, t); err != nil {

@@ -61,7 +61,7 @@ func eachEnv(t *testing.T, fn func(t *testing.T, e *env)) {
 		store := bunstore.New(db)
 		tx := database.NewTransactor(db)
 		svc := tenancy.New(store.Stores(), tx, catalog.Default(), tenancy.WithClock(c.Now))
-		contracts := contract.NewService(store, svc.Entitlements, svc.Notifications, tx, catalog.Default(), contract.WithClock(c.Now))
+		contracts := contract.NewService(store.ContractStores(), svc.Entitlements, svc.Notifications, tx, catalog.Default(), contract.WithClock(c.Now))
 		fn(t, &env{db: db, store: store, svc: svc, contracts: contracts, clock: c})
 	}, bunstore.Migrations())
 }

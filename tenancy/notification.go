@@ -43,6 +43,10 @@ const (
 	NotificationEntitlementThreshold   = "entitlement.threshold"
 	NotificationContractRequestUpdated = "contract_request.updated"
 	NotificationModuleToggled          = "module.toggled"
+	// The platform's invoice to the tenant was generated, or is past its
+	// due date.
+	NotificationPlatformInvoiceCreated = "platform_invoice.created"
+	NotificationPlatformInvoiceOverdue = "platform_invoice.overdue"
 )
 
 // Bounds of a notification, so that no caller can grow a tenant's list

@@ -45,6 +45,12 @@ type Tenant struct {
 	PlanID    string    `json:"plan_id"`
 	Seats     int       `json:"seats"`
 	CreatedAt time.Time `json:"created_at"`
+	// Test marks a test tenant: it lives on its own clock (TestClock),
+	// which only an operator moves forward, and the scheduler leaves it
+	// to that clock.
+	Test bool `json:"test"`
+	// TestClock is a test tenant's time; nil for a real tenant.
+	TestClock *time.Time `json:"test_clock,omitempty"`
 }
 
 // User is a person (or robot) who can act for the tenants they belong to.

@@ -12,17 +12,20 @@ import (
 
 // Prefixes of every resource id, one place so that no two types collide.
 const (
-	Tenant       = "ten"
-	User         = "usr"
-	APIKey       = "key"
-	OperatorKey  = "opk"
-	Invoice      = "inv"
-	Payment      = "pay"
-	Ticket       = "tkt"
-	Comment      = "cmt"
-	Contract     = "ccr"
-	Notification = "ntf"
-	WebhookEvent = "whe"
+	Tenant      = "ten"
+	User        = "usr"
+	APIKey      = "key"
+	OperatorKey = "opk"
+	Invoice     = "inv"
+	Payment     = "pay"
+	Ticket      = "tkt"
+	Comment     = "cmt"
+	Contract    = "ccr"
+	// PlatformInvoice is the platform's invoice to a tenant (the
+	// contract's), as against Invoice, a tenant's to its customers.
+	PlatformInvoice = "pin"
+	Notification    = "ntf"
+	WebhookEvent    = "whe"
 	// Event is tenantkit's own audit event. The payment provider's events
 	// keep their own ids (often "evt_…" too) in their own table, under a
 	// "whe_" id of ours, so the two never meet.

@@ -34,6 +34,8 @@ var (
 	_ tenancy.ModuleStore       = (*Store)(nil)
 	_ tenancy.NotificationStore = (*Store)(nil)
 	_ contract.Store            = (*Store)(nil)
+	_ contract.PeriodStore      = (*Store)(nil)
+	_ contract.InvoiceStore     = (*Store)(nil)
 	_ operator.KeyStore         = (*Store)(nil)
 )
 
@@ -43,6 +45,11 @@ func New(db bun.IDB) *Store { return &Store{db: db} }
 // Stores returns s as every store tenancy.New needs.
 func (s *Store) Stores() tenancy.Stores {
 	return tenancy.Stores{Directory: s, Members: s, Index: s, Keys: s, Entitlements: s, Modules: s, Notifications: s, Sessions: s}
+}
+
+// ContractStores returns s as every store contract.NewService takes.
+func (s *Store) ContractStores() contract.Stores {
+	return contract.Stores{Contracts: s, Periods: s, Invoices: s}
 }
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return database.Conn(ctx, s.db) }

@@ -12,16 +12,25 @@ import (
 
 type tenantRow struct {
 	bun.BaseModel `bun:"table:tenants"`
-	ID            string    `bun:"id,pk"`
-	Slug          string    `bun:"slug"`
-	Name          string    `bun:"name"`
-	PlanID        string    `bun:"plan_id"`
-	Seats         int       `bun:"seats"`
-	CreatedAt     time.Time `bun:"created_at"`
+	ID            string     `bun:"id,pk"`
+	Slug          string     `bun:"slug"`
+	Name          string     `bun:"name"`
+	PlanID        string     `bun:"plan_id"`
+	Seats         int        `bun:"seats"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	Test          bool       `bun:"test"`
+	TestClock     *time.Time `bun:"test_clock"`
+	// BilledThrough is the start of the first period not invoiced yet.
+	BilledThrough *time.Time `bun:"billed_through"`
 }
 
 func (r tenantRow) tenant() tenancy.Tenant {
-	return tenancy.Tenant{ID: r.ID, Slug: r.Slug, Name: r.Name, PlanID: r.PlanID, Seats: r.Seats, CreatedAt: r.CreatedAt.UTC()}
+	t := tenancy.Tenant{ID: r.ID, Slug: r.Slug, Name: r.Name, PlanID: r.PlanID, Seats: r.Seats, CreatedAt: r.CreatedAt.UTC(), Test: r.Test}
+	if r.TestClock != nil {
+		clock := r.TestClock.UTC()
+		t.TestClock = &clock
+	}
+	return t
 }
 
 type userRow struct {
@@ -49,7 +58,15 @@ type membershipRow struct {
 // transaction usable when the slug is taken (an operator's create under
 // an Idempotency-Key runs in one, which must still store the 409).
 func (s *Store) CreateTenant(ctx context.Context, t tenancy.Tenant) error {
-	row := tenantRow{ID: t.ID, Slug: t.Slug, Name: t.Name, PlanID: t.PlanID, Seats: t.Seats, CreatedAt: t.CreatedAt}
+	// Billed from the period it is created in (its clock's, for a test
+	// tenant).
+	created := t.CreatedAt
+	if t.TestClock != nil {
+		created = *t.TestClock
+	}
+	_, billed, _ := tenancy.Period(created)
+	row := tenantRow{ID: t.ID, Slug: t.Slug, Name: t.Name, PlanID: t.PlanID, Seats: t.Seats, CreatedAt: t.CreatedAt,
+		Test: t.Test, TestClock: t.TestClock, BilledThrough: &billed}
 	res, err := s.conn(ctx).NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
 	return affected(res, err, tenancy.ErrConflict)
 }

@@ -153,10 +153,15 @@ func (s *Store) RequestTenant(ctx context.Context, id string) (string, error) {
 
 // DueRequests implements contract.Store: the scheduler's query across
 // tenants, served by the partial index on approved requests.
-func (s *Store) DueRequests(ctx context.Context, now time.Time, limit int) ([]contract.Request, error) {
+func (s *Store) DueRequests(ctx context.Context, tenantID string, now time.Time, limit int) ([]contract.Request, error) {
 	var rows []contractRequestRow
-	err := database.AcrossTenants(s.conn(ctx).NewSelect()).Model(&rows).
-		Where("status = ?", string(contract.RequestApproved)).Where("effective_at <= ?", now).
+	q := s.conn(ctx).NewSelect().Model(&rows)
+	if tenantID != "" {
+		q = database.ForTenant(q, tenantID)
+	} else {
+		q = database.AcrossTenants(q).Where("tenant_id IN (SELECT id FROM tenants WHERE NOT test)")
+	}
+	err := q.Where("status = ?", string(contract.RequestApproved)).Where("effective_at <= ?", now).
 		OrderExpr("effective_at, id").Limit(int64(max(limit, 1))).Scan(ctx)
 	if err != nil {
 		return nil, translate(err)

@@ -105,7 +105,7 @@ func eachEnvAt(t *testing.T, start time.Time, fn func(t *testing.T, e *env)) {
 		c := &clock{now: start}
 		store, tx := bunstore.New(db), database.NewTransactor(db)
 		ten := tenancy.New(store.Stores(), tx, catalog.Default(), tenancy.WithClock(c.Now))
-		svc := contract.NewService(store, ten.Entitlements, ten.Notifications, tx, catalog.Default(), contract.WithClock(c.Now))
+		svc := contract.NewService(store.ContractStores(), ten.Entitlements, ten.Notifications, tx, catalog.Default(), contract.WithClock(c.Now))
 		fn(t, &env{db: db, ten: ten, svc: svc, clock: c})
 	}, bunstore.Migrations())
 }

@@ -37,7 +37,7 @@ func TestCanTransitionRequest(t *testing.T) {
 // store, is read: the fields, codes and messages, in the order found. A
 // case without want reaches the tenancy (errNoTenancy) or finds no request.
 func TestInputRules(t *testing.T) {
-	svc := contract.NewService(nil, failingTenancy{}, failingTenancy{}, direct{}, catalog.Default(), contract.WithClock(now))
+	svc := contract.NewService(contract.Stores{}, failingTenancy{}, failingTenancy{}, direct{}, catalog.Default(), contract.WithClock(now))
 	ctx := context.Background()
 	submit := func(in contract.SubmitInput) func() error {
 		return func() error { _, err := svc.Submit(ctx, tenantA, "usr_x", in); return err }
@@ -162,5 +162,5 @@ func TestNewService_NilTransactor(t *testing.T) {
 			t.Fatalf("NewService(nil tx): recovered %q, want a panic naming the Transactor and what would not commit as one", msg)
 		}
 	}()
-	contract.NewService(nil, failingTenancy{}, failingTenancy{}, nil, catalog.Default())
+	contract.NewService(contract.Stores{}, failingTenancy{}, failingTenancy{}, nil, catalog.Default())
 }

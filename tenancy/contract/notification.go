@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -46,6 +47,31 @@ func updatedNotification(cat *catalog.Catalog, req Request) tenancy.NewNotificat
 	}
 	if req.Reason != "" {
 		n.Body += " Reason: " + field.Truncate(req.Reason, MaxReasonLen)
+	}
+	return n
+}
+
+// invoiceNotification tells the tenant its platform invoice was generated
+// ("created") or is past its due date ("overdue").
+func invoiceNotification(inv Invoice, what string) tenancy.NewNotification {
+	total := billing.FormatMoney(inv.Total, inv.Currency)
+	due := billing.FormatMoney(inv.AmountDue, inv.Currency)
+	period := inv.PeriodStart.Format("January 2006")
+	n := tenancy.NewNotification{
+		Data: map[string]any{"platform_invoice_id": inv.ID, "number": inv.Number, "total": inv.Total,
+			"amount_due": inv.AmountDue, "currency": inv.Currency, "due_date": inv.DueDate.Format(time.RFC3339)},
+		Key: "platform_invoice." + what + ":" + inv.ID,
+	}
+	if what == "overdue" {
+		n.Type, n.Title = tenancy.NotificationPlatformInvoiceOverdue, fmt.Sprintf("Invoice %d is overdue", inv.Number)
+		n.Body = fmt.Sprintf("Your invoice for %s (%s) was due on %s; %s is still due.",
+			period, inv.ID, inv.DueDate.Format("2 January 2006"), due)
+		return n
+	}
+	n.Type, n.Title = tenancy.NotificationPlatformInvoiceCreated, fmt.Sprintf("Invoice %d for %s", inv.Number, period)
+	n.Body = fmt.Sprintf("Your invoice for %s (%s) totals %s, due on %s.", period, inv.ID, total, inv.DueDate.Format("2 January 2006"))
+	if inv.Status == InvoicePaid {
+		n.Body = fmt.Sprintf("Your invoice for %s (%s) totals %s: nothing is due.", period, inv.ID, total)
 	}
 	return n
 }

@@ -99,31 +99,34 @@ type PreviewChange struct {
 }
 
 // ComputePreview computes the preview of a tenant's next invoice from its
-// terms, its usage in the current period (by feature; seats is its
-// members), an optional hypothetical change and the current time. It is a
-// pure function: the result depends on its arguments only. The period is
-// the one of now (the terms' own period fields are not read).
+// current terms, what the current period recorded (its opening terms and
+// the prorations of the changes made in it), its usage in the current
+// period (by feature; seats is its members), an optional hypothetical
+// change and the current time. It is a pure function: the result depends
+// on its arguments only. The period is the one of now (the terms' own
+// period fields are not read).
+//
+// The current period's invoice charges the terms it opened with for the
+// whole period, then the recorded prorations, then the usage beyond the
+// current plan's limits: the invoice generated at the period's end is
+// this computation, with no change, in the period's last second.
 //
 // A change the contract's rules refuse (Terms.With), an unknown plan or
 // module, an immediate change to a plan in another currency, or a plan
 // that is not monthly, is a *tenancy.InvalidError on plan_id, seats,
 // modules or effective.
-func ComputePreview(cat *catalog.Catalog, terms Terms, usage map[string]int64, change *PreviewChange, now time.Time) (Preview, error) {
+func ComputePreview(cat *catalog.Catalog, terms Terms, period Period, usage map[string]int64, change *PreviewChange, now time.Time) (Preview, error) {
 	_, start, end := tenancy.Period(now)
 	cur, err := previewPlan(cat, terms.PlanID)
 	if err != nil {
 		return Preview{}, fmt.Errorf("contract: preview: %w", err)
 	}
 	if change == nil {
-		lines, err := recurringLines(cat, cur, terms)
+		lines, currency, err := periodLines(cat, cur, terms, period, usage, nil)
 		if err != nil {
 			return Preview{}, err
 		}
-		over, err := overageLines(cat, cur, usage)
-		if err != nil {
-			return Preview{}, err
-		}
-		return newPreview(cur.Currency, start, end, append(lines, over...)), nil
+		return newPreview(currency, start, end, lines), nil
 	}
 
 	effective := change.Effective
@@ -141,28 +144,75 @@ func ComputePreview(cat *catalog.Catalog, terms Terms, usage map[string]int64, c
 	if err != nil {
 		return Preview{}, fmt.Errorf("contract: preview: %w", err)
 	}
-	newLines, err := recurringLines(cat, plan, next)
+	if effective == EffectiveNextPeriod {
+		newLines, err := recurringLines(cat, plan, next)
+		if err != nil {
+			return Preview{}, err
+		}
+		return newPreview(plan.Currency, end, end.AddDate(0, 1, 0), newLines), nil
+	}
+	prorations, err := changeProrations(cat, terms, next, now)
 	if err != nil {
 		return Preview{}, err
 	}
-	if effective == EffectiveNextPeriod {
-		return newPreview(plan.Currency, end, end.AddDate(0, 1, 0), newLines), nil
+	lines, currency, err := periodLines(cat, cur, terms, period, usage, prorations)
+	if err != nil {
+		return Preview{}, err
 	}
+	return newPreview(currency, start, end, lines), nil
+}
 
+// periodLines prices the current period: the opening terms' recurring
+// lines, the recorded prorations and then extra (a hypothetical change's),
+// and the usage beyond the plan cur's limits; and the period's currency.
+func periodLines(cat *catalog.Catalog, cur catalog.Plan, terms Terms, period Period, usage map[string]int64, extra []keyedLine) ([]keyedLine, string, error) {
+	opening := period.opening(terms)
+	openPlan, err := previewPlan(cat, opening.PlanID)
+	if err != nil {
+		return nil, "", fmt.Errorf("contract: preview: %w", err)
+	}
+	lines, err := recurringLines(cat, openPlan, opening)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, l := range period.Prorations {
+		lines = append(lines, keyedLine{"proration", l})
+	}
+	lines = append(lines, extra...)
+	over, err := overageLines(cat, cur, usage)
+	if err != nil {
+		return nil, "", err
+	}
+	return append(lines, over...), openPlan.Currency, nil
+}
+
+// changeProrations returns the proration lines of changing from terms to
+// next at now: the unused rest of the period of every recurring line the
+// change alters is credited, and the new line charged for it. A change to
+// a plan in another currency cannot be prorated: it is refused.
+func changeProrations(cat *catalog.Catalog, terms, next Terms, now time.Time) ([]keyedLine, error) {
+	_, start, end := tenancy.Period(now)
+	cur, err := previewPlan(cat, terms.PlanID)
+	if err != nil {
+		return nil, fmt.Errorf("contract: preview: %w", err)
+	}
+	plan, err := previewPlan(cat, next.PlanID)
+	if err != nil {
+		return nil, fmt.Errorf("contract: preview: %w", err)
+	}
 	if plan.Currency != cur.Currency {
-		return Preview{}, fmt.Errorf("contract: preview: %w", invalid("plan_id",
+		return nil, fmt.Errorf("contract: preview: %w", invalid("plan_id",
 			"plan %q is priced in %s and yours in %s: a change of currency can only take effect at the next period", plan.ID, plan.Currency, cur.Currency))
 	}
 	oldLines, err := recurringLines(cat, cur, terms)
 	if err != nil {
-		return Preview{}, err
+		return nil, err
 	}
-	over, err := overageLines(cat, cur, usage)
+	newLines, err := recurringLines(cat, plan, next)
 	if err != nil {
-		return Preview{}, err
+		return nil, err
 	}
-	lines := append(slices.Clone(oldLines), prorationLines(oldLines, newLines, now, start, end)...)
-	return newPreview(cur.Currency, start, end, append(lines, over...)), nil
+	return prorationLines(oldLines, newLines, now, start, end), nil
 }
 
 // previewPlan returns the plan with id, which must be monthly.

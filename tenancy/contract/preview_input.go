@@ -3,8 +3,11 @@ package contract
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/field"
+	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // PreviewInput is the body of POST /api/invoices/preview: an optional
@@ -43,7 +46,36 @@ func (s *Service) Preview(ctx context.Context, tenantID string, in PreviewInput)
 	if err != nil {
 		return Preview{}, fmt.Errorf("contract: preview: %w", err)
 	}
-	return ComputePreview(s.catalog, terms, usage, change, s.now())
+	now := s.clock(ctx)
+	_, start, _ := tenancy.Period(now)
+	period, err := s.periods.Period(ctx, tenantID, start)
+	if err != nil {
+		return Preview{}, fmt.Errorf("contract: preview: %w", err)
+	}
+	if change != nil && change.Effective != EffectiveImmediately {
+		// The next period opens with the approved changes applied.
+		if terms, err = s.withApproved(ctx, terms, usage[catalog.FeatureSeats]); err != nil {
+			return Preview{}, fmt.Errorf("contract: preview: %w", err)
+		}
+	}
+	return ComputePreview(s.catalog, terms, period, usage, change, now)
+}
+
+// withApproved returns terms with the tenant's approved requests, those
+// that take effect at the next period, applied oldest first; a request
+// the terms no longer allow is left out, as applying it would reject it.
+func (s *Service) withApproved(ctx context.Context, terms Terms, members int64) (Terms, error) {
+	approved, _, err := s.store.ListRequests(ctx, terms.TenantID, Filter{Status: string(RequestApproved), Limit: MaxListLimit})
+	if err != nil {
+		return Terms{}, err
+	}
+	slices.Reverse(approved) // oldest first
+	for _, req := range approved {
+		if next, err := terms.With(s.catalog, changeOf(req), members); err == nil {
+			terms = next
+		}
+	}
+	return terms, nil
 }
 
 // previewChange checks in and returns the change it describes, nil for

@@ -150,7 +150,7 @@ func TestComputePreview(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := slices.Clone(terms.AddOns)
 			plansBefore := jsonString(cat.Plans)
-			got, err := contract.ComputePreview(cat, terms, tc.usage, tc.change, tc.now)
+			got, err := contract.ComputePreview(cat, terms, contract.Period{}, tc.usage, tc.change, tc.now)
 			if !slices.Equal(terms.AddOns, before) {
 				t.Fatalf("ComputePreview changed the contract's add-ons: got %v, want %v", terms.AddOns, before)
 			}
@@ -202,7 +202,7 @@ func TestComputePreviewProrationRule(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := contract.ComputePreview(cat, terms, nil, change, tc.now)
+			p, err := contract.ComputePreview(cat, terms, contract.Period{}, nil, change, tc.now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ func TestComputePreviewProrationRule(t *testing.T) {
 }
 
 func TestComputePreviewUnknownContractPlan(t *testing.T) {
-	_, err := contract.ComputePreview(catalog.Default(), contract.Terms{PlanID: "gone", Seats: 1}, nil, nil, now())
+	_, err := contract.ComputePreview(catalog.Default(), contract.Terms{PlanID: "gone", Seats: 1}, contract.Period{}, nil, nil, now())
 	if !errors.Is(err, tenancy.ErrInvalid) {
 		t.Fatalf("ComputePreview for a plan the catalog lacks: got %v, want ErrInvalid", err)
 	}

@@ -37,7 +37,7 @@ func (s *Service) Submit(ctx context.Context, tenantID, userID string, in Submit
 		return Request{}, fmt.Errorf("contract: submit %s request: %w", req.Type, err)
 	}
 	req.ID, req.TenantID, req.Status = id.New(id.Contract), tenantID, RequestPending
-	req.SubmittedBy, req.CreatedAt = userID, s.clock()
+	req.SubmittedBy, req.CreatedAt = userID, s.clock(ctx)
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.CreateRequest(ctx, req); err != nil {
 			return err
@@ -172,18 +172,26 @@ func (s *Service) Cancel(ctx context.Context, by tenancy.Membership, requestID s
 // tenant is told. It returns the requests it decided, in order; on a
 // storage failure, those decided before it and the error.
 func (s *Service) ApplyDue(ctx context.Context) ([]Request, error) {
-	return s.ApplyDueAt(ctx, s.clock())
+	return s.ApplyDueAt(ctx, s.clock(ctx))
 }
 
 // ApplyDueAt is ApplyDue at the time now rather than the service's clock:
 // the requests effective at or before now are applied, at now. It is what
 // a scheduler calls with the time of its tick.
+//
+// Test tenants are left to their clocks (AdvanceClock).
 func (s *Service) ApplyDueAt(ctx context.Context, now time.Time) ([]Request, error) {
+	return s.applyDueOf(ctx, "", now)
+}
+
+// applyDueOf applies the requests due at now of tenantID, or of every
+// real tenant when it is empty.
+func (s *Service) applyDueOf(ctx context.Context, tenantID string, now time.Time) ([]Request, error) {
 	const batch = 100
 	now = now.UTC().Truncate(time.Microsecond)
 	var done []Request
 	for {
-		due, err := s.store.DueRequests(ctx, now, batch)
+		due, err := s.store.DueRequests(ctx, tenantID, now, batch)
 		if err != nil {
 			return done, fmt.Errorf("contract: apply due requests: %w", err)
 		}
@@ -274,7 +282,11 @@ func (s *Service) transitionRequest(ctx context.Context, tenantID, requestID, ac
 		return Request{}, ErrRequestNotFound
 	}
 	var req Request
-	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+	ctx, err := s.withTenantClock(ctx, tenantID)
+	if err != nil {
+		return Request{}, err
+	}
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		if req, err = s.store.RequestForUpdate(ctx, tenantID, requestID); err != nil {
 			return notFound(err)
@@ -286,7 +298,7 @@ func (s *Service) transitionRequest(ctx context.Context, tenantID, requestID, ac
 		if reason != "" {
 			req.Reason = reason
 		}
-		if err := change(ctx, &req, s.clock()); err != nil {
+		if err := change(ctx, &req, s.clock(ctx)); err != nil {
 			return err
 		}
 		if err := s.store.UpdateRequest(ctx, req, from); err != nil {
@@ -316,7 +328,13 @@ func (s *Service) apply(ctx context.Context, req *Request, now time.Time) error 
 	case req.Type == ChangeSeats && *req.Seats == cur.Seats:
 		return invalid("seats", "the contract already has %d seats", cur.Seats)
 	}
-	if _, err := s.change(ctx, req.TenantID, changeOf(*req)); err != nil {
+	// An immediate request is prorated in the current period; a
+	// next_period one takes effect at the boundary.
+	how := asBoundary
+	if req.Effective == EffectiveImmediately {
+		how = asProrated
+	}
+	if _, err := s.change(ctx, req.TenantID, changeOf(*req), how); err != nil {
 		return renameFields(err, map[string]string{"modules": "module_id"})
 	}
 	req.Status, req.AppliedAt = RequestApplied, &now

@@ -33,12 +33,14 @@ type Notifier interface {
 // Service holds the rules of contracts: reading and changing a tenant's
 // terms, the lifecycle of change requests, and the invoice preview.
 type Service struct {
-	store   Store
-	ent     Entitlements
-	notes   Notifier
-	tx      tenancy.Transactor
-	catalog *catalog.Catalog
-	now     func() time.Time
+	store    Store
+	periods  PeriodStore
+	invoices InvoiceStore
+	ent      Entitlements
+	notes    Notifier
+	tx       tenancy.Transactor
+	catalog  *catalog.Catalog
+	now      func() time.Time
 	// events records the audit trail (WithEvents); nil records nothing.
 	events Events
 }
@@ -49,26 +51,43 @@ type Option func(*Service)
 // WithClock makes the service read time from now (tests use a fixed clock).
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
-// NewService returns a Service keeping terms and requests in store,
+// NewService returns a Service keeping terms, requests, periods and
+// invoices in stores,
 // reading current terms and usage with ent, notifying tenants with notes,
 // and pricing with the plans of cat. Each change runs as one transaction
 // of tx: a change of terms, the request it decides and the tenant's
 // notification commit together or not at all. A nil tx is a programming
 // error that would lose that: NewService panics.
-func NewService(store Store, ent Entitlements, notes Notifier, tx tenancy.Transactor, cat *catalog.Catalog, opts ...Option) *Service {
+func NewService(stores Stores, ent Entitlements, notes Notifier, tx tenancy.Transactor, cat *catalog.Catalog, opts ...Option) *Service {
 	if tx == nil {
 		panic("contract: NewService without a Transactor: a contract change, its request's status and the tenant's notification would not commit as one")
 	}
-	s := &Service{store: store, ent: ent, notes: notes, tx: tx, catalog: cat, now: time.Now}
+	s := &Service{store: stores.Contracts, periods: stores.Periods, invoices: stores.Invoices,
+		ent: ent, notes: notes, tx: tx, catalog: cat, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
 }
 
-// clock returns the current time as stored: UTC, to the microsecond (what
-// Postgres keeps), so that what a method returns equals what is read back.
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+// clock returns the current time for the tenant ctx acts for (its test
+// clock, tenancy.WithTestClock, or the service's) as stored: UTC, to the
+// microsecond (what Postgres keeps), so that what a method returns equals
+// what is read back.
+func (s *Service) clock(ctx context.Context) time.Time {
+	return tenancy.Now(ctx, s.now).UTC().Truncate(time.Microsecond)
+}
+
+// withTenantClock returns ctx carrying the tenant's test clock when it is
+// a test tenant: for the calls that name a tenant without a request of
+// its (an operator's, a payment's).
+func (s *Service) withTenantClock(ctx context.Context, tenantID string) (context.Context, error) {
+	test, at, err := s.periods.TestClock(ctx, tenantID)
+	if err != nil || !test {
+		return ctx, err
+	}
+	return tenancy.WithTestClock(ctx, at), nil
+}
 
 // Current returns the tenant's current terms, in the current period.
 // tenancy.ErrNotFound when the tenant does not exist.
@@ -77,7 +96,7 @@ func (s *Service) Current(ctx context.Context, tenantID string) (Terms, error) {
 	if err != nil {
 		return Terms{}, fmt.Errorf("contract: terms: %w", err)
 	}
-	return s.termsOf(tenantID, st.PlanID, st.Seats, st.AddOns), nil
+	return s.termsOf(ctx, tenantID, st.PlanID, st.Seats, st.AddOns), nil
 }
 
 // currentUsage returns the tenant's current terms with its usage of every
@@ -85,7 +104,7 @@ func (s *Service) Current(ctx context.Context, tenantID string) (Terms, error) {
 // an invoice preview and a change request are checked against.
 // tenancy.ErrNotFound when the tenant does not exist.
 func (s *Service) currentUsage(ctx context.Context, tenantID string) (Terms, map[string]int64, error) {
-	period, _, _ := tenancy.Period(s.now())
+	period, _, _ := tenancy.Period(s.clock(ctx))
 	st, err := s.ent.State(ctx, tenantID, period)
 	if err != nil {
 		return Terms{}, nil, fmt.Errorf("contract: terms: %w", err)
@@ -95,12 +114,12 @@ func (s *Service) currentUsage(ctx context.Context, tenantID string) (Terms, map
 		usage[f] = st.Usage[f]
 	}
 	usage[catalog.FeatureSeats] = st.Members
-	return s.termsOf(tenantID, st.PlanID, st.Seats, st.AddOns), usage, nil
+	return s.termsOf(ctx, tenantID, st.PlanID, st.Seats, st.AddOns), usage, nil
 }
 
 // termsOf builds the read model of a tenant's terms in the current period.
-func (s *Service) termsOf(tenantID, planID string, seats int, addOns []string) Terms {
-	_, start, end := tenancy.Period(s.now())
+func (s *Service) termsOf(ctx context.Context, tenantID, planID string, seats int, addOns []string) Terms {
+	_, start, end := tenancy.Period(s.clock(ctx))
 	if addOns == nil {
 		addOns = []string{}
 	}
@@ -129,10 +148,14 @@ func (s *Service) Change(ctx context.Context, tenantID string, ch Change) (Terms
 	if err := field.Check(ch); err != nil {
 		return Terms{}, fmt.Errorf("contract: change %s: %w", tenantID, err)
 	}
+	ctx, err := s.withTenantClock(ctx, tenantID)
+	if err != nil {
+		return Terms{}, fmt.Errorf("contract: change %s: %w", tenantID, err)
+	}
 	var out Terms
-	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		if out, err = s.change(ctx, tenantID, ch); err != nil {
+		if out, err = s.change(ctx, tenantID, ch, asCorrection); err != nil {
 			return err
 		}
 		if s.events == nil {
@@ -146,21 +169,46 @@ func (s *Service) Change(ctx context.Context, tenantID string, ch Change) (Terms
 	return out, nil
 }
 
+// How a change of terms is billed.
+type billedAs int
+
+const (
+	// asBoundary: the change takes effect at a period boundary (an
+	// approved next_period request); the period it opens bills it.
+	asBoundary billedAs = iota
+	// asProrated: the change takes effect now, within the period (an
+	// immediate request): the period keeps its opening terms and carries
+	// the change's proration lines.
+	asProrated
+	// asCorrection: an operator sets the contract (Change): the current
+	// period is billed as if it had opened with the new terms.
+	asCorrection
+)
+
 // change is Change without its event: applying a contract request records
-// the request's own.
-func (s *Service) change(ctx context.Context, tenantID string, ch Change) (Terms, error) {
+// the request's own. It first invoices the periods that ended under the
+// terms it replaces, then records the change in the current period as how
+// says.
+func (s *Service) change(ctx context.Context, tenantID string, ch Change, how billedAs) (Terms, error) {
 	var out Terms
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		locked, members, err := s.store.LockTerms(ctx, tenantID)
 		if err != nil {
 			return err
 		}
-		cur := s.termsOf(locked.TenantID, locked.PlanID, locked.Seats, locked.AddOns)
+		now := s.clock(ctx)
+		if _, err := s.closePeriods(ctx, locked, members, now); err != nil {
+			return err
+		}
+		cur := s.termsOf(ctx, locked.TenantID, locked.PlanID, locked.Seats, locked.AddOns)
 		next, err := cur.With(s.catalog, ch, members)
 		if err != nil {
 			return err
 		}
-		if err := s.store.SetTerms(ctx, next, s.now().UTC()); err != nil {
+		if err := s.recordChange(ctx, cur, next, now, how); err != nil {
+			return err
+		}
+		if err := s.store.SetTerms(ctx, next, now); err != nil {
 			return err
 		}
 		if stale := s.staleToggles(cur, next); len(stale) > 0 {
@@ -175,6 +223,40 @@ func (s *Service) change(ctx context.Context, tenantID string, ch Change) (Terms
 		return Terms{}, fmt.Errorf("contract: change terms of %s: %w", tenantID, err)
 	}
 	return out, nil
+}
+
+// recordChange records a change from cur to next made at now in the
+// period of now, as how says: a prorated change its proration lines (and
+// the period's opening terms, if it is the first), a correction the new
+// opening terms.
+func (s *Service) recordChange(ctx context.Context, cur, next Terms, now time.Time, how billedAs) error {
+	if how == asBoundary {
+		return nil
+	}
+	_, start, _ := tenancy.Period(now)
+	p, err := s.periods.Period(ctx, cur.TenantID, start)
+	if err != nil {
+		return err
+	}
+	if how == asCorrection {
+		if p.Opening == nil {
+			return nil // the period opens with the current terms: next
+		}
+		p.Opening = &next
+		return s.periods.SavePeriod(ctx, cur.TenantID, p)
+	}
+	lines, err := changeProrations(s.catalog, cur, next, now)
+	if err != nil {
+		return err
+	}
+	if p.Opening == nil {
+		opening := cur
+		p.Opening = &opening
+	}
+	for _, l := range lines {
+		p.Prorations = append(p.Prorations, l.PreviewLine)
+	}
+	return s.periods.SavePeriod(ctx, cur.TenantID, p)
 }
 
 // staleToggles lists the modules whose switch a change from cur to next

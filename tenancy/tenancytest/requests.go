@@ -360,7 +360,7 @@ func testDueRequests(t *testing.T, s Backend) {
 	approve(TenantA, contract.ChangePlan, now.Add(time.Microsecond))    // not yet
 	mustCreateRequest(t, s, newRequest(TenantA, contract.AddModule, 1)) // pending
 
-	got, err := s.Contracts.DueRequests(ctx, now, 10)
+	got, err := s.Contracts.DueRequests(ctx, "", now, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func testDueRequests(t *testing.T, s Backend) {
 	if got[0].TenantID != TenantB || got[1].TenantID != TenantA {
 		t.Fatalf("DueRequests tenants: got %s, %s; want %s, %s", got[0].TenantID, got[1].TenantID, TenantB, TenantA)
 	}
-	if got, err := s.Contracts.DueRequests(ctx, now, 1); err != nil || len(got) != 1 || got[0].ID != dueB.ID {
+	if got, err := s.Contracts.DueRequests(ctx, "", now, 1); err != nil || len(got) != 1 || got[0].ID != dueB.ID {
 		t.Fatalf("DueRequests limit 1: got %v, %v; want [%s]", requestIDs(got), err, dueB.ID)
 	}
 }
