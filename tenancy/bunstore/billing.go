@@ -61,7 +61,6 @@ func (r platformInvoiceRow) invoice() (contract.Invoice, error) {
 	return inv, nil
 }
 
-
 // platformNumbers is the platform-wide invoice counter, one row.
 const platformNumbers = "platform"
 
