@@ -181,7 +181,8 @@ const (
 	// the change's proration lines.
 	asProrated
 	// asCorrection: an operator sets the contract (Change): the current
-	// period is billed as if it had opened with the new terms.
+	// period is billed as if it had opened with the new terms, without
+	// the prorations of the changes before.
 	asCorrection
 )
 
@@ -228,7 +229,7 @@ func (s *Service) change(ctx context.Context, tenantID string, ch Change, how bi
 // recordChange records a change from cur to next made at now in the
 // period of now, as how says: a prorated change its proration lines (and
 // the period's opening terms, if it is the first), a correction the new
-// opening terms.
+// opening terms in place of everything the period recorded.
 func (s *Service) recordChange(ctx context.Context, cur, next Terms, now time.Time, how billedAs) error {
 	if how == asBoundary {
 		return nil
@@ -242,7 +243,7 @@ func (s *Service) recordChange(ctx context.Context, cur, next Terms, now time.Ti
 		if p.Opening == nil {
 			return nil // the period opens with the current terms: next
 		}
-		p.Opening = &next
+		p.Opening, p.Prorations = &next, nil
 		return s.periods.SavePeriod(ctx, cur.TenantID, p)
 	}
 	lines, err := changeProrations(s.catalog, cur, next, now)
