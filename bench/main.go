@@ -9,6 +9,7 @@
 //	go run . --quick         # smoke run on a small data set
 //	go run . --profile       # also take CPU profiles of both servers
 //	go run . --delivery      # only the outbound webhook delivery throughput
+//	go run . --billing-run   # only the platform billing run over 10,000 tenants
 //	go run . --event-cost    # only the event log's cost (add --quick for a smoke run)
 //
 // bench is a module of its own (github.com/tenantkit/tenantkit/bench), so
@@ -93,6 +94,8 @@ type config struct {
 	Check       bool          `json:"check_only,omitempty"`
 	// DeliveryOnly measures the delivery throughput only.
 	DeliveryOnly bool `json:"delivery_only,omitempty"`
+	// BillingRunOnly measures the platform billing run only.
+	BillingRunOnly bool `json:"billing_run_only,omitempty"`
 	// EventCostOnly measures the event log's cost only.
 	EventCostOnly bool    `json:"event_cost_only,omitempty"`
 	Only          string  `json:"only,omitempty"`
@@ -115,6 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.Profile, "profile", false, "build tenantkit with a pprof overlay and take CPU profiles of both servers (saved under bench/results/)")
 	fs.BoolVar(&c.Check, "check", false, "only check that the baseline runs tenantkit's statements (fairness.go), on the quick data set")
 	fs.BoolVar(&c.DeliveryOnly, "delivery", false, "only measure the outbound webhook delivery throughput (events/s delivered by one replica), on the quick data set")
+	fs.BoolVar(&c.BillingRunOnly, "billing-run", false, "only measure the platform billing run: `server billing run` over 10,000 tenants whose period ended (1,000 with --quick), its time and peak memory")
 	fs.BoolVar(&c.EventCostOnly, "event-cost", false, "only measure the event log's cost: the baseline with and without its event write, and tenantkit, on create invoice and webhook ingest (full-sized unless --quick)")
 	fs.StringVar(&c.Only, "only", "", "comma-separated endpoint names to run (default: all)")
 	fs.Float64Var(&c.RateLimit, "tk-rate-limit", 1e6,
@@ -179,7 +183,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// Measured last, after the load phases, it took 100 and 120 ms
 	// (migrated, new database) where the same binary starts in 65–75 ms
 	// at rest (2026-11-28, on a machine whose page faults cost 11 µs).
-	if !cfg.Check && !cfg.DeliveryOnly && !cfg.EventCostOnly {
+	if !cfg.Check && !cfg.DeliveryOnly && !cfg.EventCostOnly && !cfg.BillingRunOnly {
 		logf("cold start on SQLite")
 		if rep.Cold, err = coldStart(ctx, bins.Server, tmp, 5); err != nil {
 			return err
@@ -197,6 +201,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	logf("database %s; migrating with `server migrate`", dbName(dbURL))
 	if _, err := runCLI(ctx, bins.Server, "migrate", "--database-url", dbURL, "--json"); err != nil {
 		return err
+	}
+	if cfg.BillingRunOnly {
+		b, err := measureBillingRun(ctx, cfg, bins.Server, dbURL)
+		if err != nil {
+			return err
+		}
+		logf("billing run: %d invoices for %d tenants in %s (%.0f invoices/s), peak RSS %.1f MB; again at once: %s",
+			b.Invoices, b.Tenants, b.Elapsed.Round(time.Millisecond), b.PerSecond, float64(b.MaxRSS)/(1<<20), b.Again.Round(time.Millisecond))
+		return nil
 	}
 	size := fullSize
 	if cfg.Quick {
