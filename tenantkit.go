@@ -132,14 +132,19 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 	tickets, inbox := supportstore.New(db), webhookstore.New(db)
 	bil := billing.NewService(invoices, ten.Entitlements, tx, billing.WithEvents(rec))
 	pay := billing.NewLedger(bil, invoices)
+	dunning := billing.NewDunning(bil, invoices, ten.Notifications)
+	desk := support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec))
 	a := &App{
-		Catalog:        cat,
-		Tenancy:        ten,
-		Contracts:      contract.NewService(tenants.ContractStores(), ten.Entitlements, ten.Notifications, tx, cat, contract.WithEvents(rec)),
+		Catalog: cat,
+		Tenancy: ten,
+		// A test tenant's clock runs its collections and its SLA checks
+		// too, at each stop.
+		Contracts: contract.NewService(tenants.ContractStores(), ten.Entitlements, ten.Notifications, tx, cat,
+			contract.WithEvents(rec), contract.WithClockSteps(dunning.RunFor, desk.CheckSLAFor)),
 		Billing:        bil,
 		Payments:       pay,
-		Dunning:        billing.NewDunning(bil, invoices, ten.Notifications),
-		Support:        support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec)),
+		Dunning:        dunning,
+		Support:        desk,
 		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx, webhook.WithEvents(rec)),
 		Scheduler:      NewScheduler(),
 		Operators:      operator.NewKeys(tenants, operator.WithEvents(rec, tx)),

@@ -126,14 +126,16 @@ type InvoiceKey struct {
 // billingtest.RunDunning checks all of it.
 type DunningStore interface {
 	// DueForCollection returns up to limit (≥ 1) open invoices not marked
-	// by EndCollection, of every tenant, ordered by (TenantID, ID) and
+	// by EndCollection, of tenantID when set and otherwise of every tenant
+	// but test tenants (whose clocks run their schedule), ordered by
+	// (TenantID, ID) and
 	// after the position after (the
 	// zero InvoiceKey starts at the beginning), for which at least one of
 	// due is due: the invoice's due date is set and before the step's
 	// DueBefore, and the step is not recorded for it. Like InvoiceTenant it
 	// is not confined to a tenant: the scheduler works for all of them. No
 	// error but a storage fault.
-	DueForCollection(ctx context.Context, due []DueStep, after InvoiceKey, limit int) ([]Invoice, error)
+	DueForCollection(ctx context.Context, tenantID string, due []DueStep, after InvoiceKey, limit int) ([]Invoice, error)
 	// EndCollection marks the tenant's invoice as through the schedule, on
 	// the transaction in ctx: DueForCollection never returns it again, so
 	// that invoices left open for good cost the scan nothing. ErrNotFound
@@ -199,6 +201,17 @@ const dunningBatch = 100
 // (skipped ones not counted). An invoice whose step fails is left for the
 // next Run and the others go on; the error then joins every failure.
 func (d *Dunning) Run(ctx context.Context, now time.Time) (int, error) {
+	return d.run(ctx, "", now)
+}
+
+// RunFor is Run for one tenant's invoices: what advancing a test
+// tenant's clock runs at each stop (Run leaves test tenants out).
+func (d *Dunning) RunFor(ctx context.Context, tenantID string, now time.Time) (int, error) {
+	return d.run(ctx, tenantID, now)
+}
+
+// run is Run over tenantID's invoices, or every real tenant's when empty.
+func (d *Dunning) run(ctx context.Context, tenantID string, now time.Time) (int, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	schedule := Schedule()
 	due := make([]DueStep, len(schedule))
@@ -213,7 +226,7 @@ func (d *Dunning) Run(ctx context.Context, now time.Time) (int, error) {
 		after InvoiceKey
 	)
 	for {
-		batch, err := d.store.DueForCollection(ctx, due, after, dunningBatch)
+		batch, err := d.store.DueForCollection(ctx, tenantID, due, after, dunningBatch)
 		if err != nil {
 			return acted, errors.Join(append(errs, fmt.Errorf("billing: invoices due for collection: %w", err))...)
 		}

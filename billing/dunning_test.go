@@ -212,7 +212,7 @@ func TestDunningOverdue(t *testing.T) {
 			}
 		}
 		// Through the schedule, the invoice stays open but leaves the scan.
-		scan, err := e.store.DueForCollection(ctx, []billing.DueStep{{Step: "any", DueBefore: "9999-12-31"}}, billing.InvoiceKey{}, 100)
+		scan, err := e.store.DueForCollection(ctx, "", []billing.DueStep{{Step: "any", DueBefore: "9999-12-31"}}, billing.InvoiceKey{}, 100)
 		if err != nil {
 			t.Fatal(err)
 		}

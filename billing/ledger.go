@@ -180,7 +180,7 @@ func (l *Ledger) Record(ctx context.Context, tenantID, invoiceID string, in Reco
 	if err := l.svc.ent.RequireModule(ctx, tenantID, catalog.ModuleInvoices); err != nil {
 		return Payment{}, Invoice{}, fmt.Errorf("billing: record payment on %s: %w", invoiceID, err)
 	}
-	entry, err := validateRecord(in, l.svc.clock())
+	entry, err := validateRecord(in, l.svc.clock(ctx))
 	if err != nil {
 		return Payment{}, Invoice{}, fmt.Errorf("billing: record payment on %s: %w", invoiceID, err)
 	}
@@ -274,7 +274,7 @@ func (l *Ledger) apply(ctx context.Context, tenantID, invoiceID string, e *Payme
 		if inv, err = l.svc.store.InvoiceForUpdate(ctx, tenantID, invoiceID); err != nil {
 			return err
 		}
-		now, before := l.svc.clock(), inv.Status
+		now, before := l.svc.clock(ctx), inv.Status
 		if err := change(&inv, now); err != nil {
 			return err
 		}

@@ -123,7 +123,7 @@ func (s *Service) Update(ctx context.Context, tenantID, invoiceID string, in Upd
 		if inv, err = applyUpdate(cur, in); err != nil {
 			return err
 		}
-		inv.settle(s.clock())
+		inv.settle(s.clock(ctx))
 		if err := s.store.SaveInvoice(ctx, inv); err != nil {
 			return err
 		}
@@ -281,7 +281,7 @@ func (s *Service) finalizeDraft(ctx context.Context, tenantID, invoiceID string)
 			}
 			inv.Number = FormatNumber(n)
 		}
-		inv.finalize(s.clock())
+		inv.finalize(s.clock(ctx))
 		if err := s.store.SaveInvoice(ctx, inv); err != nil {
 			return err
 		}

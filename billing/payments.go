@@ -181,7 +181,7 @@ func (l *Ledger) applyMoneyByID(ctx context.Context, invoiceID string, p Provide
 	err := l.svc.join(ctx, func(ctx context.Context) error {
 		var err error
 		inv, err = l.svc.store.UpdateInvoiceByID(ctx, invoiceID, func(inv *Invoice) error {
-			found, now = *inv, l.svc.clock()
+			found, now = *inv, l.svc.clock(ctx)
 			if bad != nil {
 				return bad
 			}

@@ -85,9 +85,12 @@ func NewService(store Store, ent Entitlements, tx Transactor, opts ...Option) *S
 	return s
 }
 
-// clock returns the current time as stored: UTC, to the microsecond (what
+// clock returns the current time for the tenant ctx acts for (its test
+// clock, tenancy.WithTestClock, or the service's) as stored: UTC, to the microsecond (what
 // Postgres keeps), so that what a method returns equals what Get reads back.
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+func (s *Service) clock(ctx context.Context) time.Time {
+	return tenancy.Now(ctx, s.now).UTC().Truncate(time.Microsecond)
+}
 
 // FormatNumber is how an invoice's sequence number is shown: "INV-000042".
 // Numbers past 999999 simply grow longer.
@@ -114,7 +117,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceI
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
 	}
-	now := s.clock()
+	now := s.clock(ctx)
 	inv.ID, inv.TenantID, inv.CreatedAt = id.New(id.Invoice), tenantID, now
 	inv.settle(now)
 	if in.Status != string(StatusDraft) {
@@ -262,7 +265,7 @@ func (s *Service) update(ctx context.Context, tenantID, invoiceID, eventType str
 			return err
 		}
 		before := inv.Status
-		if err := change(&inv, s.clock()); err != nil {
+		if err := change(&inv, s.clock(ctx)); err != nil {
 			return err
 		}
 		if err := s.store.UpdateInvoice(ctx, inv); err != nil {

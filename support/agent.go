@@ -45,7 +45,7 @@ func (s *Service) Transition(ctx context.Context, tenantID, ticketID string, to 
 			return transitionConflict(t.Status)
 		}
 		t.Status = to
-		t.UpdatedAt = s.clock()
+		t.UpdatedAt = s.clock(ctx)
 		return nil
 	})
 }
@@ -74,7 +74,7 @@ func (s *Service) Assign(ctx context.Context, tenantID, ticketID string, assigne
 			return closedConflict()
 		}
 		t.AssigneeID = assignee
-		t.UpdatedAt = s.clock()
+		t.UpdatedAt = s.clock(ctx)
 		return nil
 	})
 }
@@ -95,7 +95,7 @@ func (s *Service) SetPriority(ctx context.Context, tenantID, ticketID string, p 
 			return closedConflict()
 		}
 		t.Priority = p
-		t.UpdatedAt = s.clock()
+		t.UpdatedAt = s.clock(ctx)
 		return nil
 	})
 }

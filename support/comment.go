@@ -183,7 +183,7 @@ func (s *Service) comment(ctx context.Context, tenantID, ticketID string, author
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		var now time.Time
 		_, err := s.store.UpdateTicket(ctx, tenantID, ticketID, func(t *Ticket) error {
-			now = s.clock()
+			now = s.clock(ctx)
 			t.UpdatedAt = now
 			return change(t)
 		})

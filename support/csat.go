@@ -84,7 +84,7 @@ func (s *Service) Rate(ctx context.Context, tenantID, ticketID string, by Rater,
 	var out Satisfaction
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		t, err := s.store.UpdateTicket(ctx, tenantID, ticketID, func(t *Ticket) error {
-			return s.rate(t, by, in.Score, in.Comment, &out)
+			return s.rate(ctx, t, by, in.Score, in.Comment, &out)
 		})
 		if err != nil {
 			return err
@@ -98,7 +98,7 @@ func (s *Service) Rate(ctx context.Context, tenantID, ticketID string, by Rater,
 }
 
 // rate sets the rating of the locked ticket t into *out, or says why not.
-func (s *Service) rate(t *Ticket, by Rater, score int, comment *string, out *Satisfaction) error {
+func (s *Service) rate(ctx context.Context, t *Ticket, by Rater, score int, comment *string, out *Satisfaction) error {
 	if t.Requester.ID != by.UserID && !mayRateAny(by.Role) {
 		return ErrForbidden
 	}
@@ -108,7 +108,7 @@ func (s *Service) rate(t *Ticket, by Rater, score int, comment *string, out *Sat
 	if t.Status != StatusSolved {
 		return statusConflict(t.Status, "only a solved ticket can be rated; this one is %s", t.Status)
 	}
-	now := s.clock()
+	now := s.clock(ctx)
 	*out = Satisfaction{Score: score, Comment: comment, RatedBy: by.UserID, RatedAt: now}
 	rating := *out
 	t.Satisfaction = &rating

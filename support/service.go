@@ -58,7 +58,9 @@ func NewService(store Store, ent Entitlements, notes Notifier, tx Transactor, op
 
 // clock returns the current time as stored: UTC, to the microsecond that
 // Postgres keeps, so a ticket reads back exactly as Create returned it.
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+func (s *Service) clock(ctx context.Context) time.Time {
+	return tenancy.Now(ctx, s.now).UTC().Truncate(time.Microsecond)
+}
 
 // Create opens a ticket for requester (the caller) in status open, with the
 // tenant's next number, and with service level targets by its priority
@@ -91,7 +93,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, requester Request
 		}
 		// The id and times are taken after the number, which concurrent
 		// creates wait for, so that newest-first by id is also by number.
-		now := s.clock()
+		now := s.clock(ctx)
 		t.ID, t.Number, t.Status = id.New(id.Ticket), n, StatusOpen
 		t.CreatedAt, t.UpdatedAt = now, now
 		if withSLA {

@@ -59,9 +59,10 @@ type Store interface {
 	// yet: SLABreached false (not nil), status neither solved nor closed,
 	// and FirstResponseDueAt at or before now with no FirstRespondedAt,
 	// or ResolutionDueAt at or before now. They come in id order, after
-	// the id after when it is set. It is the one method that is not
-	// confined to one tenant: the platform's scheduler calls it.
-	SLAOverdue(ctx context.Context, now time.Time, after string, limit int) ([]TicketRef, error)
+	// the id after when it is set; of tenantID when set, and otherwise of
+	// every tenant but test tenants (whose clocks run their checks): the
+	// one call not confined to one tenant, the platform's scheduler's.
+	SLAOverdue(ctx context.Context, tenantID string, now time.Time, after string, limit int) ([]TicketRef, error)
 	// BreachSLA sets SLABreached on the tenant's ticket if, as it stands
 	// when the write happens, SLAOverdue would list it for now, and
 	// returns the ticket and true; else it changes nothing and returns

@@ -70,7 +70,7 @@ func (s *Service) Update(ctx context.Context, tenantID, ticketID string, in Upda
 		if t.Status == StatusClosed {
 			return closedConflict()
 		}
-		next.UpdatedAt = s.clock()
+		next.UpdatedAt = s.clock(ctx)
 		*t = next
 		return nil
 	})

@@ -190,7 +190,7 @@ func (s *Entitlements) Use(ctx context.Context, a Allowance, n int64) error {
 	if n < 1 {
 		return fmt.Errorf("tenancy: consume %d %s: %w", n, a.Feature, invalid("n", "must be at least 1"))
 	}
-	now := s.now()
+	now := Now(ctx, s.now)
 	period, _, _ := Period(now)
 	_, err := s.store.ConsumeUsage(ctx, a.TenantID, a.Feature, period, n, a.Limit, func(ctx context.Context, after int64) error {
 		return s.notifyThresholds(ctx, a.TenantID, a.Feature, a.Limit, after-n, after, now)
@@ -251,7 +251,7 @@ func (s *Entitlements) Consume(ctx context.Context, tenantID, feature string, n 
 // List returns the tenant's entitlement of every feature, in the order of
 // catalog.Features. ErrNotFound when the tenant does not exist.
 func (s *Entitlements) List(ctx context.Context, tenantID string) ([]Entitlement, error) {
-	now := s.now()
+	now := Now(ctx, s.now)
 	st, plan, err := s.state(ctx, tenantID, periodKey(now))
 	if err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func (s *Entitlements) Get(ctx context.Context, tenantID, feature string) (Entit
 	if !catalog.KnownFeature(feature) {
 		return Entitlement{}, fmt.Errorf("tenancy: entitlement %q: %w", feature, unknownFeature())
 	}
-	now := s.now()
+	now := Now(ctx, s.now)
 	st, plan, err := s.state(ctx, tenantID, periodKey(now))
 	if err != nil {
 		return Entitlement{}, err
@@ -278,7 +278,7 @@ func (s *Entitlements) Get(ctx context.Context, tenantID, feature string) (Entit
 // List and Modules.List, from one read of the tenant's state. ErrNotFound
 // when the tenant does not exist.
 func (s *Entitlements) ListWithModules(ctx context.Context, tenantID string) ([]Entitlement, []ModuleState, error) {
-	now := s.now()
+	now := Now(ctx, s.now)
 	st, plan, err := s.state(ctx, tenantID, periodKey(now))
 	if err != nil {
 		return nil, nil, err

@@ -281,7 +281,7 @@ func (s *Members) lockMember(ctx context.Context, tenantID, userID string, loses
 // the tenant's lock, and only a read made under it counts the members
 // that concurrent adds committed.
 func (s *Entitlements) seatFree(ctx context.Context, tenantID string) error {
-	st, err := s.store.EntitlementState(ctx, tenantID, StateQuery{Period: periodKey(s.now())})
+	st, err := s.store.EntitlementState(ctx, tenantID, StateQuery{Period: periodKey(Now(ctx, s.now))})
 	if err != nil {
 		return err
 	}

@@ -156,7 +156,7 @@ func (s *Modules) Toggle(ctx context.Context, tenantID string, role Role, module
 	var changed bool
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		changed, err = s.store.SetModuleToggle(ctx, tenantID, module, enabled, moduleDefault(plan, addOns, module), s.now().UTC())
+		changed, err = s.store.SetModuleToggle(ctx, tenantID, module, enabled, moduleDefault(plan, addOns, module), Now(ctx, s.now).UTC())
 		if err != nil {
 			return fmt.Errorf("tenancy: toggle %s for %s: %w", module, tenantID, err)
 		}

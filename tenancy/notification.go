@@ -161,7 +161,7 @@ func (s *Notifications) Notify(ctx context.Context, tenantID string, n NewNotifi
 	out := Notification{
 		ID: id.New(id.Notification), TenantID: tenantID,
 		Type: n.Type, Title: n.Title, Body: n.Body, Data: data,
-		CreatedAt: s.now().UTC().Truncate(time.Microsecond),
+		CreatedAt: Now(ctx, s.now).UTC().Truncate(time.Microsecond),
 	}
 	if err := s.store.CreateNotification(ctx, out, n.Key); err != nil {
 		return Notification{}, fmt.Errorf("tenancy: notify %s of %s: %w", tenantID, n.Type, err)
@@ -241,7 +241,7 @@ func (s *Notifications) MarkRead(ctx context.Context, tenantID, notificationID s
 	if !id.Valid(id.Notification, notificationID) {
 		return Notification{}, fmt.Errorf("tenancy: notification %q: %w", notificationID, ErrNotFound)
 	}
-	at := s.now().UTC().Truncate(time.Microsecond)
+	at := Now(ctx, s.now).UTC().Truncate(time.Microsecond)
 	var n Notification
 	err := inTx(ctx, s.tx, func(ctx context.Context) error {
 		var err error
@@ -287,7 +287,7 @@ func (s *Notifications) MarkAllRead(ctx context.Context, tenantID, upTo string) 
 	if err := field.Check(ReadAll{UpTo: upTo}); err != nil {
 		return 0, fmt.Errorf("tenancy: mark notifications of %s read: %w", tenantID, err)
 	}
-	at := s.now().UTC().Truncate(time.Microsecond)
+	at := Now(ctx, s.now).UTC().Truncate(time.Microsecond)
 	var n int64
 	err := inTx(ctx, s.tx, func(ctx context.Context) error {
 		var err error

@@ -127,7 +127,7 @@ func (s *Entitlements) state(ctx context.Context, tenantID, period string) (Enti
 func (s *Entitlements) ResolveTenantState(ctx context.Context, cred Credential, requested string, usage bool) (Membership, EntitlementState, error) {
 	period := ""
 	if usage {
-		period = periodKey(s.now())
+		period = periodKey(Now(ctx, s.now))
 	}
 	tenantID := requested
 	switch {

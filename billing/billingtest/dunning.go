@@ -148,7 +148,7 @@ func testRecordStepIsolation(t *testing.T, s DunningStores) {
 // dueIDs returns the ids DueForCollection answers.
 func dueIDs(tb testing.TB, s billing.DunningStore, due []billing.DueStep, after billing.InvoiceKey, limit int) []string {
 	tb.Helper()
-	invs, err := s.DueForCollection(context.Background(), due, after, limit)
+	invs, err := s.DueForCollection(context.Background(), "", due, after, limit)
 	if err != nil {
 		tb.Fatalf("DueForCollection: %v", err)
 	}
@@ -235,7 +235,7 @@ func testDueForCollectionPages(t *testing.T, s DunningStores) {
 	var got []string
 	var after billing.InvoiceKey
 	for range len(all) + 1 {
-		invs, err := s.DueForCollection(context.Background(), due, after, 4)
+		invs, err := s.DueForCollection(context.Background(), "", due, after, 4)
 		if err != nil {
 			t.Fatalf("DueForCollection: %v", err)
 		}

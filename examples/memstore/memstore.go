@@ -159,11 +159,15 @@ func (s *Store) Comments(_ context.Context, tenantID, ticketID string, f support
 }
 
 // SLAOverdue implements support.Store.
-func (s *Store) SLAOverdue(_ context.Context, now time.Time, after string, limit int) ([]support.TicketRef, error) {
+// This store knows no test tenants: "" is every tenant.
+func (s *Store) SLAOverdue(_ context.Context, only string, now time.Time, after string, limit int) ([]support.TicketRef, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []support.TicketRef
 	for tenantID, ts := range s.tickets {
+		if only != "" && tenantID != only {
+			continue
+		}
 		for _, t := range ts {
 			if overdue(t, now) && (after == "" || t.ID > after) {
 				out = append(out, support.TicketRef{TenantID: tenantID, ID: t.ID})

@@ -21,11 +21,16 @@ const missed = `((first_responded_at IS NULL AND first_response_due_at <= ?) OR 
 // SLAOverdue implements support.Store. It spans tenants (the platform's
 // scheduler asks it): it reads only (tenant_id, id), and every write that
 // follows is confined to its tenant.
-func (s *Store) SLAOverdue(ctx context.Context, now time.Time, after string, limit int) ([]support.TicketRef, error) {
+func (s *Store) SLAOverdue(ctx context.Context, tenantID string, now time.Time, after string, limit int) ([]support.TicketRef, error) {
 	var rows []ticketRow
 	now = now.UTC()
-	q := database.AcrossTenants(s.conn(ctx).NewSelect()).Model(&rows).
-		Column("tenant_id", "id").
+	q := s.conn(ctx).NewSelect().Model(&rows)
+	if tenantID != "" {
+		q = database.ForTenant(q, tenantID)
+	} else {
+		q = database.AcrossTenants(q).Where("tenant_id IN (SELECT id FROM tenants WHERE NOT test)")
+	}
+	q = q.Column("tenant_id", "id").
 		Where(atRisk).
 		Where(missed, now, now)
 	if after != "" {

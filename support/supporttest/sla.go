@@ -26,7 +26,7 @@ func overdueOf(tb testing.TB, s support.Store, tenantID string, now time.Time, l
 		after string
 	)
 	for range 10000 {
-		refs, err := s.SLAOverdue(context.Background(), now, after, limit)
+		refs, err := s.SLAOverdue(context.Background(), "", now, after, limit)
 		if err != nil {
 			tb.Fatalf("SLAOverdue(%v, %q, %d): %v", now, after, limit, err)
 		}

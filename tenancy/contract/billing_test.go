@@ -150,4 +150,3 @@ func view(start, end time.Time, currency string, lines []contract.PreviewLine, s
 		"subtotal": subtotal, "total": total})
 	return string(b)
 }
-

@@ -9,10 +9,17 @@ import (
 )
 
 // Step is a scheduled step that a test clock runs for its tenant on the
-// way: dunning, SLA checks. It does what is due for tenantID at now and
-// returns how many things it did. The billing run and the contract
-// changes are the contract service's own steps.
+// way: dunning, SLA checks (WithClockSteps). It does what is due for
+// tenantID at now and returns how many things it did. The billing run and
+// the contract changes are the contract service's own steps.
 type Step func(ctx context.Context, tenantID string, now time.Time) (int, error)
+
+// WithClockSteps adds the steps of other domains that advancing a test
+// clock runs for its tenant at each stop, in order (tenantkit.New passes
+// the collections schedule and the SLA check).
+func WithClockSteps(steps ...Step) Option {
+	return func(s *Service) { s.steps = append(s.steps, steps...) }
+}
 
 // ClockInput is the body of POST /api/operator/tenants/{id}/clock.
 type ClockInput struct {
@@ -29,13 +36,14 @@ var ErrNotTestTenant = invalid("tenant", "only a test tenant's clock moves; this
 // before it returns, runs every step that falls due for the tenant on the
 // way, in time order: at each period boundary passed, the period's
 // invoice and the contract changes effective then; at each due date
-// passed, the overdue mark; then steps (dunning, SLA) at the new time.
+// passed, the overdue mark; and at each stop the steps of WithClockSteps
+// (dunning, SLA).
 // The tenant's row lock is held throughout, so that two advances of one
 // clock run one after the other. It returns the new time.
 //
 // *tenancy.InvalidError on advance_to for a time not after the clock's
 // (clocks only move forward), and on tenant for a real tenant.
-func (s *Service) AdvanceClock(ctx context.Context, tenantID string, in ClockInput, steps ...Step) (time.Time, error) {
+func (s *Service) AdvanceClock(ctx context.Context, tenantID string, in ClockInput) (time.Time, error) {
 	if err := checkClock(in); err != nil {
 		return time.Time{}, fmt.Errorf("contract: advance clock of %s: %w", tenantID, err)
 	}
@@ -54,7 +62,7 @@ func (s *Service) AdvanceClock(ctx context.Context, tenantID string, in ClockInp
 			return invalid("advance_to", "must be after the clock's time, %s: a test clock only moves forward", from.Format(time.RFC3339))
 		}
 		for _, at := range stops(from, to) {
-			if err := s.runAt(tenancy.WithTestClock(ctx, at), tenantID, at, steps); err != nil {
+			if err := s.runAt(tenancy.WithTestClock(ctx, at), tenantID, at); err != nil {
 				return err
 			}
 		}
@@ -88,8 +96,9 @@ func stops(from, to time.Time) []time.Time {
 }
 
 // runAt runs what is due for the tenant at now: its periods' invoices,
-// the contract changes effective by then, the overdue marks, then steps.
-func (s *Service) runAt(ctx context.Context, tenantID string, now time.Time, steps []Step) error {
+// the contract changes effective by then, the overdue marks, then the
+// other domains' steps.
+func (s *Service) runAt(ctx context.Context, tenantID string, now time.Time) error {
 	terms, members, err := s.store.LockTerms(ctx, tenantID)
 	if err != nil {
 		return err
@@ -103,7 +112,7 @@ func (s *Service) runAt(ctx context.Context, tenantID string, now time.Time, ste
 	if _, err := s.markOverdue(ctx, tenantID, now); err != nil {
 		return err
 	}
-	for _, step := range steps {
+	for _, step := range s.steps {
 		if _, err := step(ctx, tenantID, now); err != nil {
 			return err
 		}

@@ -43,6 +43,9 @@ type Service struct {
 	now      func() time.Time
 	// events records the audit trail (WithEvents); nil records nothing.
 	events Events
+	// steps are the other domains' steps a test clock runs
+	// (WithClockSteps).
+	steps []Step
 }
 
 // Option configures a Service.
