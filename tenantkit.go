@@ -132,15 +132,16 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 	tickets, inbox := supportstore.New(db), webhookstore.New(db)
 	bil := billing.NewService(invoices, ten.Entitlements, tx, billing.WithEvents(rec))
 	pay := billing.NewLedger(bil, invoices)
+	contracts := contract.NewService(tenants.ContractStores(), ten.Entitlements, ten.Notifications, tx, cat, contract.WithEvents(rec))
 	a := &App{
 		Catalog:        cat,
 		Tenancy:        ten,
-		Contracts:      contract.NewService(tenants.ContractStores(), ten.Entitlements, ten.Notifications, tx, cat, contract.WithEvents(rec)),
+		Contracts:      contracts,
 		Billing:        bil,
 		Payments:       pay,
 		Dunning:        billing.NewDunning(bil, invoices, ten.Notifications),
 		Support:        support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec)),
-		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx, webhook.WithEvents(rec)),
+		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx, webhook.WithEvents(rec), webhook.WithPlatformInvoices(contracts)),
 		Scheduler:      NewScheduler(),
 		Operators:      operator.NewKeys(tenants, operator.WithEvents(rec, tx)),
 		SignInLinks:    portal.NewLinks(portalstore.New(db), ten.Directory, portal.WithLinkEvents(rec, tx)),
