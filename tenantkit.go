@@ -134,18 +134,19 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 	pay := billing.NewLedger(bil, invoices)
 	dunning := billing.NewDunning(bil, invoices, ten.Notifications)
 	desk := support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec))
+	// A test tenant's clock runs its collections and its SLA checks too,
+	// at each stop.
+	contracts := contract.NewService(tenants.ContractStores(), ten.Entitlements, ten.Notifications, tx, cat,
+		contract.WithEvents(rec), contract.WithClockSteps(dunning.RunFor, desk.CheckSLAFor))
 	a := &App{
-		Catalog: cat,
-		Tenancy: ten,
-		// A test tenant's clock runs its collections and its SLA checks
-		// too, at each stop.
-		Contracts: contract.NewService(tenants.ContractStores(), ten.Entitlements, ten.Notifications, tx, cat,
-			contract.WithEvents(rec), contract.WithClockSteps(dunning.RunFor, desk.CheckSLAFor)),
+		Catalog:        cat,
+		Tenancy:        ten,
+		Contracts:      contracts,
 		Billing:        bil,
 		Payments:       pay,
 		Dunning:        dunning,
 		Support:        desk,
-		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx, webhook.WithEvents(rec)),
+		Webhooks:       webhook.NewService(inbox, pay, ten.Notifications, tx, webhook.WithEvents(rec), webhook.WithPlatformInvoices(contracts)),
 		Scheduler:      NewScheduler(),
 		Operators:      operator.NewKeys(tenants, operator.WithEvents(rec, tx)),
 		SignInLinks:    portal.NewLinks(portalstore.New(db), ten.Directory, portal.WithLinkEvents(rec, tx)),

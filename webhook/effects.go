@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 // Invoices is what Service needs of billing; *billing.Ledger implements
@@ -28,6 +29,33 @@ type Invoices interface {
 	// ApplyRefundByID adds a refund to the invoice, as ApplyPaymentByID.
 	ApplyRefundByID(ctx context.Context, invoiceID string, p billing.ProviderPayment) (billing.Invoice, error)
 }
+
+// PlatformInvoices is what Service needs of the platform's invoices to
+// its tenants ("pin_…"); *contract.Service implements it. PayInvoice must
+// run on the transaction carried by ctx, so that a provider event pays a
+// platform invoice once, as it pays a tenant's invoice once. Errors:
+// tenancy.ErrNotFound (no such invoice), tenancy.ErrConflict (an invoice
+// that is not open), tenancy.ErrInvalid (the currency or the amount).
+type PlatformInvoices interface {
+	PayInvoice(ctx context.Context, invoiceID string, p contract.Payment) (contract.Invoice, error)
+}
+
+// WithPlatformInvoices makes the service book payment.succeeded events
+// whose data.invoice_id is a platform invoice's ("pin_…") on that invoice
+// with p, rather than on a tenant's invoice. Without it such an event is
+// unmatched, as any unknown invoice is.
+func WithPlatformInvoices(p PlatformInvoices) Option {
+	return func(s *Service) { s.platform = p }
+}
+
+// platformInvoicePrefix starts the id of every platform invoice.
+const platformInvoicePrefix = "pin_"
+
+// errPlatformPaymentsOnly makes a refund or a failure naming a platform
+// invoice unmatched: the platform's invoices keep no ledger to refund
+// from, and a failed payment changes nothing on them. An operator
+// settles such an event (a refund: void or re-issue by hand).
+var errPlatformPaymentsOnly = errors.New("platform invoices take payments only: an operator settles refunds and failures of a platform invoice")
 
 // Notifier tells a tenant what happened; *tenancy.Notifications implements it.
 // Notify must run on the transaction carried by ctx and answer
@@ -63,6 +91,9 @@ func (s *Service) apply(ctx context.Context, ev Event) (effect, error) {
 	eff := effect{outcome: OutcomeApplied, invoiceID: clean(d.InvoiceID, maxRefLen)}
 	if d.InvoiceID == "" {
 		return eff.unmatched(errors.New("the event names no invoice (data.invoice_id)"))
+	}
+	if s.platform != nil && strings.HasPrefix(d.InvoiceID, platformInvoicePrefix) {
+		return s.applyPlatform(ctx, ev, eff)
 	}
 	var (
 		inv billing.Invoice
@@ -102,6 +133,54 @@ func (s *Service) apply(ctx context.Context, ev Event) (effect, error) {
 		return effect{}, err
 	}
 	return eff, nil
+}
+
+// applyPlatform books a payment.succeeded event on the platform invoice
+// it names, on the transaction in ctx, and tells the invoice's tenant.
+// Refunds and failures, an unknown invoice, another currency, an amount
+// out of range and an invoice that is not open are unmatched, with the
+// reason, for an operator to settle.
+func (s *Service) applyPlatform(ctx context.Context, ev Event, eff effect) (effect, error) {
+	if ev.Type != TypePaymentSucceeded {
+		return eff.unmatched(errPlatformPaymentsOnly)
+	}
+	d := ev.Data
+	inv, err := s.platform.PayInvoice(ctx, d.InvoiceID, contract.Payment{Amount: d.Amount,
+		Currency: d.Currency, PaymentID: clean(d.PaymentID, maxRefLen)})
+	eff.tenantID = inv.TenantID
+	if err != nil {
+		for _, fits := range []error{tenancy.ErrNotFound, tenancy.ErrConflict, tenancy.ErrInvalid} {
+			if errors.Is(err, fits) {
+				return eff.unmatched(err)
+			}
+		}
+		return effect{}, err
+	}
+	if err := s.notifyPlatform(ctx, ev, inv); err != nil {
+		return effect{}, err
+	}
+	return eff, nil
+}
+
+// notifyPlatform tells the tenant that the platform received its payment,
+// keyed by the event as notify is.
+func (s *Service) notifyPlatform(ctx context.Context, ev Event, inv contract.Invoice) error {
+	d := ev.Data
+	n := tenancy.NewNotification{Type: ev.Type, Key: "webhook:" + ev.ID,
+		Title: "Payment received",
+		Body: fmt.Sprintf("A payment of %s was received for platform invoice %d. Amount due: %s.",
+			formatMoney(d.Amount, inv.Currency), inv.Number, formatMoney(inv.AmountDue, inv.Currency)),
+		Data: map[string]any{
+			"event_id": ev.ID, "payment_id": clean(d.PaymentID, maxRefLen),
+			"invoice_id": inv.ID, "invoice_number": inv.Number, "invoice_status": string(inv.Status),
+			"amount": d.Amount, "currency": inv.Currency,
+			"amount_paid": inv.AmountPaid, "amount_due": inv.AmountDue,
+		}}
+	_, err := s.notifier.Notify(ctx, inv.TenantID, n)
+	if err != nil && !errors.Is(err, tenancy.ErrConflict) {
+		return err
+	}
+	return nil
 }
 
 // unmatched records why the event could not be applied.

@@ -13,6 +13,7 @@ import (
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/tenancy"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 	"github.com/tenantkit/tenantkit/webhook"
 	"github.com/tenantkit/tenantkit/webhook/bunstore"
 )
@@ -25,9 +26,11 @@ type dbEnv struct {
 	tenancy  *tenancy.Services
 	billing  *billing.Service
 	payments *billing.Ledger
-	store    webhook.Store
-	svc      *webhook.Service
-	tenantID string
+	// contracts keeps the platform's invoices to its tenants ("pin_…").
+	contracts *contract.Service
+	store     webhook.Store
+	svc       *webhook.Service
+	tenantID  string
 }
 
 // eachDB runs fn on SQLite and Postgres, each with a fresh migrated
@@ -35,7 +38,7 @@ type dbEnv struct {
 func eachDB(t *testing.T, fn func(t *testing.T, e *dbEnv)) {
 	dbtest.EachApp(t, func(t *testing.T, db *bun.DB, app *tenantkit.App) {
 		e := &dbEnv{db: db, tx: tenantkit.NewTransactor(db), tenancy: app.Tenancy, billing: app.Billing,
-			payments: app.Payments, store: bunstore.New(db), svc: app.Webhooks}
+			payments: app.Payments, contracts: app.Contracts, store: bunstore.New(db), svc: app.Webhooks}
 		tn, err := e.tenancy.Directory.CreateTenant(context.Background(), tenancy.CreateTenantInput{Slug: "acme", Name: "Acme", PlanID: catalog.PlanGrowth})
 		if err != nil {
 			t.Fatal(err)

@@ -23,6 +23,7 @@ type Transactor interface {
 type Service struct {
 	store    Store
 	invoices Invoices
+	platform PlatformInvoices
 	notifier Notifier
 	tx       Transactor
 	now      func() time.Time

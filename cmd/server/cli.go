@@ -25,7 +25,7 @@ type commandHelp struct {
 var commands = []commandHelp{
 	{"serve", "[flags]", "serve the API (the default command)"},
 	{"migrate", "", "apply pending migrations"},
-	{"tenant create", "--slug S --name N --plan P", "create a tenant on a plan of the catalog"},
+	{"tenant create", "--slug S --name N --plan P [--test]", "create a tenant on a plan of the catalog (--test: on its own clock)"},
 	{"tenant list", "[--query Q] [--limit N] [--cursor ID]", "list tenants, newest first"},
 	{"tenant change", "--tenant T [--plan P] [--seats N]", "change a tenant's plan or seats now"},
 	{"user create", "--email E --name N", "create a user"},
@@ -47,6 +47,12 @@ var commands = []commandHelp{
 	{"contract approve", "REQUEST_ID [--reason R]", "approve a contract change request"},
 	{"contract reject", "REQUEST_ID [--reason R]", "reject a contract change request"},
 	{"contract apply-due", "", "apply approved changes whose period has come"},
+	{"invoice list", "[--tenant T] [--status S] [--period YYYY-MM] [--limit N] [--cursor ID]", "list the platform's invoices to its tenants (pin_…), newest first"},
+	{"invoice show", "INVOICE_ID", "show a platform invoice of any tenant, line by line"},
+	{"invoice void", "INVOICE_ID", "void an open platform invoice: nothing is owed on it any more"},
+	{"invoice mark-paid", "INVOICE_ID --reference R", "mark an open platform invoice paid outside the payment provider"},
+	{"clock advance", "--tenant T --to TIME", "move a test tenant's clock forward, generating what falls due on the way"},
+	{"billing run", "[--at TIME]", "generate the platform invoices of ended periods now (the scheduler's billing run)"},
 	{"ticket list", "[--status S] [--priority P] [--tenant T] [--assignee A] [--limit N] [--cursor ID]", "list tickets of every tenant, newest first"},
 	{"ticket get", "TICKET_ID", "show a ticket of any tenant"},
 	{"ticket reply", "TICKET_ID --body B [--agent A]", "reply as a platform agent (the first reply stops the first-response clock)"},
@@ -132,6 +138,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runAdmin(ctx, cmd, args, stdout, stderr)
 	case "contract":
 		return runContract(ctx, args, stdout, stderr)
+	case "invoice", "clock", "billing":
+		return runPlatform(ctx, cmd, args, stdout, stderr)
 	case "ticket", "payment-event":
 		return runWorkGroup(ctx, cmd, args, stdout, stderr)
 	case "webhook":
@@ -341,7 +349,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	var (
 		cfg                                                         config
 		slug, tname, plan, email, tenant, role, scp, feature, limit string
-		demo                                                        bool
+		demo, test                                                  bool
 	)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	commonFlags(fs, &cfg)
@@ -350,6 +358,7 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fs.StringVar(&slug, "slug", "", "tenant slug (lower-case, digits, hyphens)")
 		fs.StringVar(&tname, "name", "", "tenant name")
 		fs.StringVar(&plan, "plan", "", "catalog plan id")
+		fs.BoolVar(&test, "test", false, "a test tenant: its own clock, moved by \"server clock advance\", bills it")
 	case "user create":
 		fs.StringVar(&email, "email", "", "email")
 		fs.StringVar(&tname, "name", "", "name")
@@ -398,12 +407,18 @@ func runAdmin(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	svc := a.tenancy
 	switch name {
 	case "tenant create":
-		t, err := svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: tname, PlanID: plan})
+		t, err := svc.Directory.CreateTenant(ctx, tenancy.CreateTenantInput{Slug: slug, Name: tname, PlanID: plan, Test: test})
 		if err != nil {
 			return withValidPlans(renameField(about(err, "tenant %q", slug), "plan_id", "plan"), a)
 		}
-		return output(stdout, cfg.JSON, map[string]string{"id": t.ID, "slug": t.Slug, "name": t.Name, "plan_id": t.PlanID},
-			fmt.Sprintf("created tenant %s (%s) on plan %s", t.ID, t.Slug, t.PlanID))
+		js := map[string]any{"id": t.ID, "slug": t.Slug, "name": t.Name, "plan_id": t.PlanID, "test": t.Test}
+		human := fmt.Sprintf("created tenant %s (%s) on plan %s", t.ID, t.Slug, t.PlanID)
+		if t.Test && t.TestClock != nil {
+			js["test_clock"] = *t.TestClock
+			human = fmt.Sprintf("created test tenant %s (%s) on plan %s; its clock is at %s (move it with: server clock advance --tenant %s --to TIME)",
+				t.ID, t.Slug, t.PlanID, t.TestClock.Format(time.RFC3339), t.Slug)
+		}
+		return output(stdout, cfg.JSON, js, human)
 	case "user create":
 		u, err := svc.Directory.CreateUser(ctx, tenancy.CreateUserInput{Email: email, Name: tname})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
@@ -26,10 +27,14 @@ import (
 
 // demoSeed is what `seed --demo --json` (and `serve --demo --json`) prints.
 type demoSeed struct {
-	Tenants       []demoTenant `json:"tenants"`
-	Users         []demoUser   `json:"users"`
-	APIKeys       []demoKey    `json:"api_keys"`
-	WebhookSecret string       `json:"webhook_secret"`
+	Tenants []demoTenant `json:"tenants"`
+	// TestTenant is acme-test, a test tenant on its own clock (server
+	// clock advance), to try the platform's billing on; its id is empty
+	// when the database was seeded before the demo had it.
+	TestTenant    demoTenant `json:"test_tenant"`
+	Users         []demoUser `json:"users"`
+	APIKeys       []demoKey  `json:"api_keys"`
+	WebhookSecret string     `json:"webhook_secret"`
 	// InvoiceID is acme's open demo invoice, for the payment webhook.
 	InvoiceID string `json:"invoice_id"`
 	// AlreadySeeded: the database held the demo data before this run,
@@ -83,7 +88,10 @@ var (
 		{Slug: "acme", Name: "Acme Corp", PlanID: catalog.PlanGrowth},
 		{Slug: "globex", Name: "Globex Inc", PlanID: catalog.PlanStarter},
 	}
-	demoUsers = []tenancy.CreateUserInput{
+	// demoTestTenant lives on its own clock: moving it past a month's end
+	// generates the platform's invoice, without waiting for the month.
+	demoTestTenant = tenancy.CreateTenantInput{Slug: "acme-test", Name: "Acme Corp (test)", PlanID: catalog.PlanGrowth, Test: true}
+	demoUsers      = []tenancy.CreateUserInput{
 		{Email: "alice@acme.test", Name: "Alice Owner"},
 		{Email: "bob@acme.test", Name: "Bob Billing"},
 		{Email: "dave@acme.test", Name: "Dave Support"},
@@ -141,6 +149,11 @@ func createDemo(ctx context.Context, a *app) (demoSeed, error) {
 		}
 		s.Tenants = append(s.Tenants, demoTenant{ID: t.ID, Slug: t.Slug})
 	}
+	t, err := svc.Directory.CreateTenant(ctx, demoTestTenant)
+	if err != nil {
+		return s, fmt.Errorf("demo test tenant: %w", err)
+	}
+	s.TestTenant = demoTenant{ID: t.ID, Slug: t.Slug}
 	for _, in := range demoUsers {
 		u, err := svc.Directory.CreateUser(ctx, in)
 		if err != nil {
@@ -198,6 +211,12 @@ func existingDemo(ctx context.Context, a *app, acme tenancy.Tenant) (demoSeed, e
 			return s, err
 		}
 		s.Tenants = append(s.Tenants, demoTenant{ID: t.ID, Slug: t.Slug})
+	}
+	switch t, err := svc.Directory.FindTenant(ctx, demoTestTenant.Slug); {
+	case err == nil:
+		s.TestTenant = demoTenant{ID: t.ID, Slug: t.Slug}
+	case !errors.Is(err, tenancy.ErrNotFound): // seeded before the demo had it: none
+		return s, err
 	}
 	for _, in := range demoUsers {
 		u, err := svc.Directory.UserByEmail(ctx, in.Email)
@@ -287,6 +306,10 @@ func writeDemoEnv(path, url string, s demoSeed) error {
 	}
 	fmt.Fprintf(&b, "export TENANT_ACME=%s\n", shellQuote(s.Tenants[0].ID))
 	fmt.Fprintf(&b, "export TENANT_GLOBEX=%s\n", shellQuote(s.Tenants[1].ID))
+	if s.TestTenant.ID != "" {
+		fmt.Fprintf(&b, "# acme-test, a test tenant on its own clock: server clock advance --tenant acme-test --to TIME\n")
+		fmt.Fprintf(&b, "export TENANT_ACME_TEST=%s\n", shellQuote(s.TestTenant.ID))
+	}
 	fmt.Fprintf(&b, "# acme's open invoice of 19.99 USD\n")
 	fmt.Fprintf(&b, "export INVOICE_ID=%s\n", shellQuote(s.InvoiceID))
 	fmt.Fprintf(&b, "# the server verifies the payment webhook with it; server webhook sign signs with it\n")
@@ -301,6 +324,13 @@ func writeDemoEnv(path, url string, s demoSeed) error {
 		return failure(err, "cannot write the demo's env file %s", path)
 	}
 	return nil
+}
+
+// nextMonth is the start of the month after t's, in UTC: where the demo
+// suggests moving the test tenant's clock.
+func nextMonth(t time.Time) time.Time {
+	_, _, end := tenancy.Period(t)
+	return end
 }
 
 // readDemoEnv reads the exports of an env file written by writeDemoEnv.
@@ -365,6 +395,11 @@ func printWalkthrough(w io.Writer, base string, serving bool, cfg config, s demo
 			base, same, sourcePath(cfg.DemoEnv), strings.TrimPrefix(base, "http://"))
 	}
 	fmt.Fprintf(w, "\nTenants: acme (%s, plan growth), globex (%s, plan starter)\n", s.Tenants[0].ID, s.Tenants[1].ID)
+	if s.TestTenant.ID != "" {
+		fmt.Fprintf(w, "Test tenant: acme-test (%s, plan growth) on its own clock; move it past a month's end to bill it:\n"+
+			"  server clock advance --tenant acme-test --to %s && server invoice list --tenant acme-test\n",
+			s.TestTenant.ID, nextMonth(time.Now()).Format(time.RFC3339))
+	}
 	if len(s.APIKeys) == 0 {
 		fmt.Fprintf(w, `
 The demo data was seeded in this database before, and nothing new was created. Its API

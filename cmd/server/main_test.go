@@ -253,6 +253,13 @@ func TestSeedDemo(t *testing.T) {
 		if len(seed.Tenants) != 2 || len(seed.Users) < 3 || len(seed.APIKeys) < 3 || !strings.HasPrefix(seed.WebhookSecret, "whsec_") {
 			t.Fatalf("seed = %+v", seed)
 		}
+		// acme-test is a test tenant, on its own clock.
+		if seed.TestTenant.Slug != "acme-test" {
+			t.Fatalf("seed test tenant = %+v, want acme-test", seed.TestTenant)
+		}
+		if tenants := mustCLIJSON(t, dbURL, "tenant", "list", "--query", "acme-test")["data"].([]any); len(tenants) != 1 || tenants[0].(map[string]any)["test"] != true {
+			t.Fatalf("tenant list --query acme-test = %v, want one test tenant", tenants)
+		}
 		s := mustServe(t, dbURL)
 		// alice belongs to both tenants: she must choose one.
 		status, me := get(t, s.URL()+"/api/auth/me", seed.APIKeys[0].Key)
@@ -265,7 +272,7 @@ func TestSeedDemo(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !again.AlreadySeeded || again.Tenants[0].ID != seed.Tenants[0].ID || again.APIKeys[0].Key != seed.APIKeys[0].Key ||
-			again.WebhookSecret != seed.WebhookSecret || again.InvoiceID != seed.InvoiceID {
+			again.WebhookSecret != seed.WebhookSecret || again.InvoiceID != seed.InvoiceID || again.TestTenant != seed.TestTenant {
 			t.Fatalf("second seed = %+v, want the first's data %+v", again, seed)
 		}
 	})

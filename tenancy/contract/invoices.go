@@ -69,6 +69,22 @@ func (s *Service) Invoice(ctx context.Context, tenantID, invoiceID string) (Invo
 	return inv, nil
 }
 
+// AnyInvoice returns the platform invoice with id, whichever tenant's:
+// the operator's view (server invoice show), where the id alone names it.
+// ErrInvoiceNotFound.
+func (s *Service) AnyInvoice(ctx context.Context, invoiceID string) (Invoice, error) {
+	var out Invoice
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		inv, err := s.lockInvoice(ctx, invoiceID)
+		out = inv
+		return err
+	})
+	if err != nil {
+		return Invoice{}, fmt.Errorf("contract: invoice %s: %w", invoiceID, err)
+	}
+	return out, nil
+}
+
 // VoidInvoice voids an open platform invoice: nothing is owed on it any
 // more. An operator's action; it records platform_invoice.voided.
 func (s *Service) VoidInvoice(ctx context.Context, invoiceID string) (Invoice, error) {
