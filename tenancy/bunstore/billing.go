@@ -147,7 +147,13 @@ func (s *Store) CreateInvoice(ctx context.Context, inv contract.Invoice) error {
 // Invoice implements contract.BillingStore.
 func (s *Store) Invoice(ctx context.Context, tenantID, id string) (contract.Invoice, error) {
 	var row platformInvoiceRow
-	err := database.ForTenant(s.conn(ctx).NewSelect().Model(&row), tenantID).Where("id = ?", id).Scan(ctx)
+	q := s.conn(ctx).NewSelect().Model(&row)
+	if tenantID != "" {
+		q = database.ForTenant(q, tenantID)
+	} else {
+		q = database.AcrossTenants(q)
+	}
+	err := q.Where("id = ?", id).Scan(ctx)
 	if err != nil {
 		return contract.Invoice{}, invoiceNotFound(err)
 	}

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -38,6 +39,9 @@ type MarkPaidInput struct {
 // Invoices lists the tenant's platform invoices, newest first, filtered
 // as f says (f.TenantID is replaced by tenantID).
 func (s *Service) Invoices(ctx context.Context, tenantID string, f InvoiceFilter) ([]Invoice, bool, error) {
+	if tenantID == "" {
+		return nil, false, errors.New("contract: invoices: no tenant given (AllInvoices lists every tenant's)")
+	}
 	f.TenantID = tenantID
 	return s.AllInvoices(ctx, f)
 }
@@ -59,7 +63,7 @@ func (s *Service) AllInvoices(ctx context.Context, f InvoiceFilter) ([]Invoice, 
 // Invoice returns the tenant's platform invoice with id; ErrInvoiceNotFound
 // for another tenant's.
 func (s *Service) Invoice(ctx context.Context, tenantID, invoiceID string) (Invoice, error) {
-	if !id.Valid(id.PlatformInvoice, invoiceID) {
+	if tenantID == "" || !id.Valid(id.PlatformInvoice, invoiceID) {
 		return Invoice{}, ErrInvoiceNotFound
 	}
 	inv, err := s.invoices.Invoice(ctx, tenantID, invoiceID)
@@ -73,16 +77,14 @@ func (s *Service) Invoice(ctx context.Context, tenantID, invoiceID string) (Invo
 // the operator's view (server invoice show), where the id alone names it.
 // ErrInvoiceNotFound.
 func (s *Service) AnyInvoice(ctx context.Context, invoiceID string) (Invoice, error) {
-	var out Invoice
-	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		inv, err := s.lockInvoice(ctx, invoiceID)
-		out = inv
-		return err
-	})
+	if !id.Valid(id.PlatformInvoice, invoiceID) {
+		return Invoice{}, ErrInvoiceNotFound
+	}
+	inv, err := s.invoices.Invoice(ctx, "", invoiceID)
 	if err != nil {
 		return Invoice{}, fmt.Errorf("contract: invoice %s: %w", invoiceID, err)
 	}
-	return out, nil
+	return inv, nil
 }
 
 // VoidInvoice voids an open platform invoice: nothing is owed on it any

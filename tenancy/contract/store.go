@@ -124,7 +124,8 @@ type InvoiceStore interface {
 	// decides, whatever the number of replicas.
 	CreateInvoice(ctx context.Context, inv Invoice) error
 	// Invoice returns the tenant's invoice with id; ErrInvoiceNotFound
-	// (another tenant's too).
+	// (another tenant's too). An empty tenantID finds it whichever
+	// tenant's: an operator's lookup by id.
 	Invoice(ctx context.Context, tenantID, id string) (Invoice, error)
 	// InvoiceForUpdate returns the invoice with id, whichever tenant's,
 	// locked until the transaction in ctx ends: an operator or the
