@@ -237,6 +237,7 @@ func (a *App) operatorServices() operatorapi.Services {
 		Limits:    a.Tenancy.Entitlements,
 		Terms:     a.Contracts,
 		Requests:  a.Contracts,
+		Billing:   a.Contracts,
 		Tickets:   a.Desk,
 		Payments:  a.Settlement,
 		Sessions:  a.Tenancy.Sessions,

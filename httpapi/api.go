@@ -66,6 +66,15 @@ type Config struct {
 	// RateLimiter limits requests per credential (per client IP on public
 	// endpoints). Nil means an in-memory limiter at 50 req/s, burst 100.
 	RateLimiter RateLimiter
+	// PastDueGrace turns on past-due enforcement: a tenant with a
+	// platform invoice still open this long after its due date
+	// (Contracts.PastDue) gets 402 payment_required on every write
+	// (POST, PUT, PATCH, DELETE) except the invoice preview, until the
+	// invoice is paid or voided; its reads keep working. It is checked on
+	// every write, uncached, so that a payment lifts it at once. nil, the
+	// default, leaves it off; 0 enforces from the due date itself. It
+	// needs Services.Contracts.
+	PastDueGrace *time.Duration
 	// MaxBodyBytes bounds request bodies; default 1 MiB.
 	MaxBodyBytes int64
 	// TrustedProxies are CIDRs whose X-Forwarded-For is believed.
@@ -175,6 +184,9 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 	}
 	if cfg.Authenticator == nil && svc.Keys == nil {
 		return nil, errors.New("httpapi: Config.Services.Keys is required by the built-in authenticators (or set Config.Authenticator)")
+	}
+	if g := cfg.PastDueGrace; g != nil && (*g < 0 || svc.Contracts == nil) {
+		return nil, errors.New("httpapi: Config.PastDueGrace must not be negative, and needs Config.Services.Contracts")
 	}
 	if cfg.WebhookVerifier == nil {
 		// Without a way to check signatures the webhook must not run: it

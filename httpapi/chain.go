@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -20,7 +21,8 @@ import (
 // any other credential on it: 403 insufficient_scope) → query string and
 // X-Tenant-ID (400 invalid_request) → CSRF (403 csrf_failed) → scope (403
 // insufficient_scope) → tenant (409/403) → role (403 forbidden) → module
-// (403 module_disabled) → idempotency → handler.
+// (403 module_disabled) → past due (402 payment_required, writes only,
+// with Config.PastDueGrace) → idempotency → handler.
 // Before all of them every answer gets X-Content-Type-Options: nosniff
 // (as under Wrap, for hosts that mount Routes without it) and
 // Cache-Control: no-store (noStore).
@@ -113,7 +115,9 @@ func noStore(next http.Handler) http.Handler {
 // reads entitlements (state), it reads the membership and the tenant's
 // entitlement state together and carries the state on in the context,
 // where the services' own module, limit and usage reads find it
-// (tenancy.WithState): one read for all of them. The tenant goes in f, the
+// (tenancy.WithState): one read for all of them. A test tenant's clock
+// goes in ctx too (withTestClock), and a write of a past-due tenant is
+// refused with 402 (Config.PastDueGrace). The tenant goes in f, the
 // request's log fields.
 func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, ep Endpoint, f *logFields) (context.Context, error) {
 	var (
@@ -140,7 +144,64 @@ func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, 
 			return ctx, err
 		}
 	}
+	pastDue := a.checksPastDue(r, ep)
+	if ep.Group == GroupContracts || pastDue {
+		if ctx, err = a.withTestClock(ctx, m.TenantID); err != nil {
+			return ctx, err
+		}
+	}
+	if pastDue {
+		due, err := a.cfg.Services.Contracts.PastDue(ctx, m.TenantID, *a.cfg.PastDueGrace)
+		if err != nil {
+			return ctx, err
+		}
+		if due {
+			return ctx, NewProblem(http.StatusPaymentRequired, CodePaymentRequired, fmt.Sprintf(
+				"a platform invoice of this tenant is unpaid %spast its due date: pay it to continue "+
+					"(GET /api/invoices?status=open lists it); reads still work", graceText(*a.cfg.PastDueGrace)))
+		}
+	}
 	return ctx, nil
+}
+
+// checksPastDue reports whether r must be refused when its tenant is past
+// due (Config.PastDueGrace): a write, on an endpoint that does not stay
+// open to a tenant that owes the platform.
+func (a *API) checksPastDue(r *http.Request, ep Endpoint) bool {
+	return a.cfg.PastDueGrace != nil && a.cfg.Services.Contracts != nil && !ep.PastDueOK && !isSafeMethod(r.Method)
+}
+
+// withTestClock returns ctx carrying the tenant's clock when it is a test
+// tenant (tenancy.WithTestClock), so that what the contract service
+// stamps and computes for it (invoices, due dates, past due) follows its
+// clock, not the wall's. Only the contract service reads a test clock, so
+// only its endpoints and the past-due check pay for this read of the
+// tenant.
+func (a *API) withTestClock(ctx context.Context, tenantID string) (context.Context, error) {
+	t, err := a.cfg.Services.Directory.Tenant(ctx, tenantID)
+	if err != nil {
+		return ctx, err
+	}
+	if t.Test && t.TestClock != nil {
+		ctx = tenancy.WithTestClock(ctx, *t.TestClock)
+	}
+	return ctx, nil
+}
+
+// graceText says the grace period for people, as the past-due detail
+// puts it before "past its due date": "7 days ", "1h30m0s " when it is no
+// whole number of days, nothing when there is none.
+func graceText(g time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case g == 0:
+		return ""
+	case g == day:
+		return "1 day "
+	case g%day == 0:
+		return fmt.Sprintf("%d days ", g/day)
+	}
+	return g.String() + " "
 }
 
 // authenticate runs the Authenticator and returns the principal and the

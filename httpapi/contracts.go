@@ -3,25 +3,38 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
-// The contracts & billing group: a tenant's contract change requests and
-// the preview of the platform's next invoice to it.
+// The contracts & billing group: a tenant's contract change requests, the
+// platform's invoices to it and the preview of the next one.
 
 var _ Contracts = (*contract.Service)(nil)
 
-// Contracts takes and withdraws a tenant's contract change requests and
-// previews the platform's next invoice to it. *contract.Service implements it.
+// Contracts takes and withdraws a tenant's contract change requests,
+// lists the platform's invoices to it and previews the next one.
+// *contract.Service implements it.
 type Contracts interface {
 	Submit(ctx context.Context, tenantID, userID string, in contract.SubmitInput) (contract.Request, error)
 	Request(ctx context.Context, tenantID, requestID string) (contract.Request, error)
 	Requests(ctx context.Context, tenantID string, f contract.Filter) ([]contract.Request, bool, error)
 	Preview(ctx context.Context, tenantID string, in contract.PreviewInput) (contract.Preview, error)
 	Cancel(ctx context.Context, by tenancy.Membership, requestID string) (contract.Request, error)
+	// Invoices returns a page of the tenant's platform invoices, newest
+	// first, and whether more follow; *tenancy.InvalidError for a bad
+	// filter.
+	Invoices(ctx context.Context, tenantID string, f contract.InvoiceFilter) ([]contract.Invoice, bool, error)
+	// Invoice returns the tenant's platform invoice;
+	// contract.ErrInvoiceNotFound (tenancy.ErrNotFound) for another
+	// tenant's.
+	Invoice(ctx context.Context, tenantID, invoiceID string) (contract.Invoice, error)
+	// PastDue reports whether the tenant has a platform invoice still open
+	// grace after its due date (Config.PastDueGrace).
+	PastDue(ctx context.Context, tenantID string, grace time.Duration) (bool, error)
 }
 
 // contractEndpoints are the contracts & billing group's rows of the route
@@ -37,8 +50,45 @@ func (a *API) contractEndpoints() []Endpoint {
 		{Method: "POST", Path: "/api/contract-requests/{id}/cancel", Group: GroupContracts, Tenant: true,
 			Permission: tenancy.PermContractsSubmit, Handle: With(a.cfg.Services.Contracts, a.cancelContractRequest)},
 		{Method: "POST", Path: "/api/invoices/preview", Group: GroupContracts, Tenant: true,
-			Permission: tenancy.PermBillingPreview, State: true, Handle: With(a.cfg.Services.Contracts, a.previewInvoice)},
+			Permission: tenancy.PermBillingPreview, State: true, PastDueOK: true, Handle: With(a.cfg.Services.Contracts, a.previewInvoice)},
+		{Method: "GET", Path: "/api/invoices", Group: GroupContracts, Tenant: true,
+			Permission: tenancy.PermBillingRead, Query: ListQuery("status"), Handle: With(a.cfg.Services.Contracts, a.listPlatformInvoices)},
+		{Method: "GET", Path: "/api/invoices/{id}", Group: GroupContracts, Tenant: true,
+			Permission: tenancy.PermBillingRead, Handle: With(a.cfg.Services.Contracts, a.getPlatformInvoice)},
 	}
+}
+
+// listPlatformInvoices answers GET /api/invoices: the platform's invoices
+// to the tenant, newest first, filtered by ?status=.
+func (a *API) listPlatformInvoices(w http.ResponseWriter, r *http.Request) error {
+	limit, before, err := ParseListParams(r)
+	if err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	invs, more, err := a.cfg.Services.Contracts.Invoices(r.Context(), m.TenantID, contract.InvoiceFilter{
+		Status: contract.InvoiceStatus(r.URL.Query().Get("status")), Limit: limit, Before: before})
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, NewListResponse(invs, more, func(i contract.Invoice) string { return i.ID }))
+	return nil
+}
+
+// getPlatformInvoice answers GET /api/invoices/{id}: one of the
+// platform's invoices to the tenant; another tenant's is 404.
+func (a *API) getPlatformInvoice(w http.ResponseWriter, r *http.Request) error {
+	invoiceID, err := PathID(r, id.PlatformInvoice, "invoice")
+	if err != nil {
+		return err
+	}
+	m, _ := MembershipFrom(r.Context())
+	inv, err := a.cfg.Services.Contracts.Invoice(r.Context(), m.TenantID, invoiceID)
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, inv)
+	return nil
 }
 
 // listContractRequests answers GET /api/contract-requests: the tenant's

@@ -126,6 +126,11 @@ func TestEveryEventTypeIsEmitted(t *testing.T) {
 			dueInvoice, approvedID, signInToken                      string
 			// secrets are those shown once, which no event may hold.
 			secrets []string
+			// platform is the test tenant the platform invoices' triggers
+			// advance; platformInvoice its first invoice, due then.
+			platform        *testTenant
+			platformInvoice string
+			platformDue     time.Time
 		)
 		// Days in 2030, after every real due time: the scheduler's clock.
 		due := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -392,6 +397,33 @@ func TestEveryEventTypeIsEmitted(t *testing.T) {
 			{"webhook_endpoint.deleted", "user", func(t *testing.T) (string, string) {
 				user(t, "DELETE", "/api/webhook-endpoints/"+endpointID, "", http.StatusNoContent)
 				return acme, endpointID
+			}},
+			// The platform's invoices: a test tenant's clock, advanced by
+			// the operator, generates them and marks them overdue; the
+			// operator settles them.
+			{"platform_invoice.created", "operator", func(t *testing.T) (string, string) {
+				tt := newTestTenant(t, e, "events-test-co")
+				platform = &tt
+				platform.advance(t, e, nextMonth(platform.clock))
+				items, _, _ := page(t, e.do(t, request{method: "GET", path: "/api/operator/invoices?tenant_id=" + platform.id, bearer: opKey}))
+				platformInvoice = items[0]["id"].(string)
+				platformDue = mustTime(t, items[0]["due_date"])
+				return platform.id, platformInvoice
+			}},
+			{"platform_invoice.overdue", "operator", func(t *testing.T) (string, string) {
+				platform.advance(t, e, platformDue.Add(time.Hour))
+				return platform.id, platformInvoice
+			}},
+			{"platform_invoice.paid", "operator", func(t *testing.T) (string, string) {
+				op(t, "POST", "/api/operator/invoices/"+platformInvoice+"/mark-paid", `{"reference":"wire"}`, http.StatusOK)
+				return platform.id, platformInvoice
+			}},
+			{"platform_invoice.voided", "operator", func(t *testing.T) (string, string) {
+				platform.advance(t, e, nextMonth(platform.clock))
+				items, _, _ := page(t, e.do(t, request{method: "GET", path: "/api/operator/invoices?status=open&tenant_id=" + platform.id, bearer: opKey}))
+				id := items[0]["id"].(string)
+				op(t, "POST", "/api/operator/invoices/"+id+"/void", "", http.StatusOK)
+				return platform.id, id
 			}},
 		}
 

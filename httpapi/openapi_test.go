@@ -250,6 +250,8 @@ func TestOpenAPIRequirementsMatchRouteTable(t *testing.T) {
 				http.StatusUnauthorized:   !anonymous,
 				http.StatusConflict:       ep.Tenant || ep.Idempotent,
 				http.StatusNotImplemented: ep.Handle == nil,
+				// Past-due enforcement refuses a tenant's writes.
+				http.StatusPaymentRequired: ep.Tenant && !httpapi.IsSafeMethod(ep.Method) && !ep.PastDueOK,
 				http.StatusForbidden: ep.Tenant || httpapi.EndpointScope(ep) != "" || ep.Permission != "" || ep.Module != "" ||
 					(!ep.Public && !httpapi.IsSafeMethod(ep.Method)),
 			}

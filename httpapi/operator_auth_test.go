@@ -41,6 +41,8 @@ func routePath(pattern string) string {
 		"/api/v1/collections/invoices/{id}", "/api/v1/collections/invoices/"+id.New(id.Invoice),
 		"/api/tickets/{id}", "/api/tickets/"+id.New(id.Ticket),
 		"/api/contract-requests/{id}", "/api/contract-requests/"+id.New(id.Contract),
+		"/api/operator/invoices/{id}", "/api/operator/invoices/"+id.New(id.PlatformInvoice),
+		"/api/invoices/{id}", "/api/invoices/"+id.New(id.PlatformInvoice),
 		"/api/tenant/notifications/{id}", "/api/tenant/notifications/"+id.New(id.Notification),
 		"/api/operator/events/{id}", "/api/operator/events/"+id.New(id.Event),
 		"/api/events/{id}", "/api/events/"+id.New(id.Event),

@@ -20,6 +20,7 @@ import (
 const (
 	CodeInvalidRequest           = "invalid_request"            // 400: malformed JSON, unknown field, wrong type, bad query parameter
 	CodeUnauthenticated          = "unauthenticated"            // 401: missing or bad credentials
+	CodePaymentRequired          = "payment_required"           // 402: the tenant is past due on a platform invoice; only reads go through
 	CodeInsufficientScope        = "insufficient_scope"         // 403: the credential lacks a required scope
 	CodeForbidden                = "forbidden"                  // 403: the caller's role lacks a permission
 	CodeCSRFFailed               = "csrf_failed"                // 403: session-authenticated unsafe request without a valid CSRF token

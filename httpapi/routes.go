@@ -77,6 +77,11 @@ type Endpoint struct {
 	// membership, in one round trip, and handed on in the context
 	// (tenancy.WithState); endpoints behind a module always get it.
 	State bool
+	// PastDueOK keeps a write open to a tenant that is past due on a
+	// platform invoice (Config.PastDueGrace), which every other write of
+	// a tenant answers 402 payment_required: the invoice preview, which
+	// stores nothing and shows what it would owe.
+	PastDueOK bool
 	// Idempotent endpoints honour Idempotency-Key.
 	Idempotent bool
 	// Query lists the query parameters the endpoint takes; any other is

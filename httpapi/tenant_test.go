@@ -134,7 +134,7 @@ func TestSelectValidation(t *testing.T) {
 func TestAccessMatrixEffective(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
-		owner := []string{"billing:preview", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read",
+		owner := []string{"billing:preview", "billing:read", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read",
 			"events:read", "invoices:read", "invoices:write", "members:manage", "notifications:read", "tickets:read", "tickets:write", "webhooks:manage"}
 		tests := []struct {
 			name   string
@@ -142,12 +142,12 @@ func TestAccessMatrixEffective(t *testing.T) {
 			want   []string
 		}{
 			{"OwnerEveryScope", e.keyAll, owner},
-			{"OwnerTicketsReadOnly", e.keyNone, []string{"billing:preview", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage",
+			{"OwnerTicketsReadOnly", e.keyNone, []string{"billing:preview", "billing:read", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage",
 				"entitlements:read", "members:manage", "notifications:read", "tickets:read"}},
-			{"BillingCollectionsScopes", e.keyBob, []string{"billing:preview", "contracts:read", "contracts:submit", "entitlements:read",
+			{"BillingCollectionsScopes", e.keyBob, []string{"billing:preview", "billing:read", "contracts:read", "contracts:submit", "entitlements:read",
 				"invoices:read", "invoices:write", "notifications:read"}},
 			{"OwnerNoScopes", jwtFor(t, "alice@acme.test", func(c jwt.MapClaims) { delete(c, "scope") }), []string{"billing:preview",
-				"contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read", "members:manage", "notifications:read"}},
+				"billing:read", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read", "members:manage", "notifications:read"}},
 		}
 		// probes are endpoints that need a permission with a scope.
 		probes := []struct {

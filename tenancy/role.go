@@ -49,8 +49,12 @@ const (
 	PermContractsSubmit    Permission = "contracts:submit"
 	PermContractsManage    Permission = "contracts:manage" // cancel any member's request, not only one's own
 	PermBillingPreview     Permission = "billing:preview"
-	PermNotificationsRead  Permission = "notifications:read"
-	PermMembersManage      Permission = "members:manage"
+	// PermBillingRead reads the platform's invoices to the tenant (GET
+	// /api/invoices): what it owes the platform, not its own customers'
+	// invoices (PermInvoicesRead).
+	PermBillingRead       Permission = "billing:read"
+	PermNotificationsRead Permission = "notifications:read"
+	PermMembersManage     Permission = "members:manage"
 	// PermEventsRead reads the tenant's audit trail (GET /api/events).
 	PermEventsRead Permission = "events:read"
 	// PermWebhooksManage manages the tenant's outbound webhook endpoints
@@ -65,17 +69,17 @@ var matrix = map[Role][]Permission{
 	RoleOwner: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
-		PermBillingPreview, PermNotificationsRead, PermMembersManage, PermEventsRead, PermWebhooksManage,
+		PermBillingPreview, PermBillingRead, PermNotificationsRead, PermMembersManage, PermEventsRead, PermWebhooksManage,
 	},
 	RoleAdmin: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
-		PermBillingPreview, PermNotificationsRead, PermMembersManage, PermEventsRead, PermWebhooksManage,
+		PermBillingPreview, PermBillingRead, PermNotificationsRead, PermMembersManage, PermEventsRead, PermWebhooksManage,
 	},
 	RoleBilling: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermContractsRead, PermContractsSubmit,
-		PermBillingPreview, PermNotificationsRead,
+		PermBillingPreview, PermBillingRead, PermNotificationsRead,
 	},
 	RoleSupport: {
 		PermTicketsRead, PermTicketsWrite, PermEntitlementsRead, PermNotificationsRead,

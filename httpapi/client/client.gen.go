@@ -366,6 +366,7 @@ func (e PaymentMethod) Valid() bool {
 // Defines values for Permission.
 const (
 	PermissionBillingPreview     Permission = "billing:preview"
+	PermissionBillingRead        Permission = "billing:read"
 	PermissionContractsManage    Permission = "contracts:manage"
 	PermissionContractsRead      Permission = "contracts:read"
 	PermissionContractsSubmit    Permission = "contracts:submit"
@@ -385,6 +386,8 @@ const (
 func (e Permission) Valid() bool {
 	switch e {
 	case PermissionBillingPreview:
+		return true
+	case PermissionBillingRead:
 		return true
 	case PermissionContractsManage:
 		return true
@@ -435,6 +438,30 @@ func (e PlanInterval) Valid() bool {
 	}
 }
 
+// Defines values for PlatformInvoiceStatus.
+const (
+	PlatformInvoiceStatusOpen          PlatformInvoiceStatus = "open"
+	PlatformInvoiceStatusPaid          PlatformInvoiceStatus = "paid"
+	PlatformInvoiceStatusUncollectible PlatformInvoiceStatus = "uncollectible"
+	PlatformInvoiceStatusVoid          PlatformInvoiceStatus = "void"
+)
+
+// Valid indicates whether the value is a known member of the PlatformInvoiceStatus enum.
+func (e PlatformInvoiceStatus) Valid() bool {
+	switch e {
+	case PlatformInvoiceStatusOpen:
+		return true
+	case PlatformInvoiceStatusPaid:
+		return true
+	case PlatformInvoiceStatusUncollectible:
+		return true
+	case PlatformInvoiceStatusVoid:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PreviewLineKind.
 const (
 	PreviewLineKindAddOn     PreviewLineKind = "add_on"
@@ -478,6 +505,7 @@ const (
 	ProblemCodeNotImplemented           ProblemCode = "not_implemented"
 	ProblemCodeNotReady                 ProblemCode = "not_ready"
 	ProblemCodePayloadTooLarge          ProblemCode = "payload_too_large"
+	ProblemCodePaymentRequired          ProblemCode = "payment_required"
 	ProblemCodeRateLimited              ProblemCode = "rate_limited"
 	ProblemCodeTenantNotSelected        ProblemCode = "tenant_not_selected"
 	ProblemCodeUnauthenticated          ProblemCode = "unauthenticated"
@@ -515,6 +543,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeNotReady:
 		return true
 	case ProblemCodePayloadTooLarge:
+		return true
+	case ProblemCodePaymentRequired:
 		return true
 	case ProblemCodeRateLimited:
 		return true
@@ -725,6 +755,10 @@ const (
 	WebhookEventTypeOperatorKeyRevoked           WebhookEventType = "operator_key.revoked"
 	WebhookEventTypePaymentEventApplied          WebhookEventType = "payment_event.applied"
 	WebhookEventTypePaymentEventDismissed        WebhookEventType = "payment_event.dismissed"
+	WebhookEventTypePlatformInvoiceCreated       WebhookEventType = "platform_invoice.created"
+	WebhookEventTypePlatformInvoiceOverdue       WebhookEventType = "platform_invoice.overdue"
+	WebhookEventTypePlatformInvoicePaid          WebhookEventType = "platform_invoice.paid"
+	WebhookEventTypePlatformInvoiceVoided        WebhookEventType = "platform_invoice.voided"
 	WebhookEventTypeSessionCreated               WebhookEventType = "session.created"
 	WebhookEventTypeTenantCreated                WebhookEventType = "tenant.created"
 	WebhookEventTypeTenantPlanChanged            WebhookEventType = "tenant.plan_changed"
@@ -810,6 +844,14 @@ func (e WebhookEventType) Valid() bool {
 		return true
 	case WebhookEventTypePaymentEventDismissed:
 		return true
+	case WebhookEventTypePlatformInvoiceCreated:
+		return true
+	case WebhookEventTypePlatformInvoiceOverdue:
+		return true
+	case WebhookEventTypePlatformInvoicePaid:
+		return true
+	case WebhookEventTypePlatformInvoiceVoided:
+		return true
 	case WebhookEventTypeSessionCreated:
 		return true
 	case WebhookEventTypeTenantCreated:
@@ -875,7 +917,7 @@ func (e ListTicketsParamsRequester) Valid() bool {
 
 // AccessMatrix The whole access matrix, and what the caller may do in this tenant with the credential it called with.
 //
-// Example: {"effective":["invoices:read","invoices:write"],"permissions":["invoices:read","invoices:write","tickets:read","tickets:write","entitlements:read","entitlements:manage","contracts:read","contracts:submit","billing:preview","notifications:read","members:manage"],"required_scopes":{"invoices:read":"collections:read","invoices:write":"collections:write","tickets:read":"tickets:read","tickets:write":"tickets:write"},"role":"billing","roles":[{"permissions":["invoices:read","invoices:write"],"role":"billing"}],"tenant_id":"ten_01jd3k5q8r9s0t1v2w3x4y5zaa"}
+// Example: {"effective":["invoices:read","invoices:write"],"permissions":["invoices:read","invoices:write","tickets:read","tickets:write","entitlements:read","entitlements:manage","contracts:read","contracts:submit","billing:preview","billing:read","notifications:read","members:manage"],"required_scopes":{"invoices:read":"collections:read","invoices:write":"collections:write","tickets:read":"tickets:read","tickets:write":"tickets:write"},"role":"billing","roles":[{"permissions":["invoices:read","invoices:write"],"role":"billing"}],"tenant_id":"ten_01jd3k5q8r9s0t1v2w3x4y5zaa"}
 type AccessMatrix struct {
 	// Effective What this caller may do here: the permissions of its role whose required scope its credential carries. A key without `tickets:write` does not list `tickets:write`, even for an owner.
 	Effective []Permission `json:"effective"`
@@ -1599,6 +1641,75 @@ type Plan struct {
 // PlanInterval defines model for Plan.Interval.
 type PlanInterval string
 
+// PlatformInvoice The platform's invoice to a tenant for one billing period, generated at the period's end, in arrears, from the same computation as the preview (`POST /api/invoices/preview`). Amounts are minor units of `currency`.
+//
+// Example: {"amount_due":9900,"amount_paid":0,"created_at":"2026-12-01T00:00:05Z","currency":"USD","due_date":"2026-12-15T00:00:00Z","id":"pin_01jd3k5q8r9s0t1v2w3x4y5zaa","lines":[{"amount":9900,"description":"Growth plan","kind":"plan","quantity":1,"unit_amount":9900}],"number":42,"paid_at":null,"period_end":"2026-12-01T00:00:00Z","period_start":"2026-11-01T00:00:00Z","status":"open","subtotal":9900,"tenant_id":"ten_01jd3k5q8r9s0t1v2w3x4y5zaa","total":9900}
+type PlatformInvoice struct {
+	// AmountDue `total` - `amount_paid` while open; 0 otherwise.
+	AmountDue int64 `json:"amount_due"`
+
+	// AmountPaid What was paid on it so far.
+	AmountPaid int64     `json:"amount_paid"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	// Currency An upper-case ISO 4217 currency code. Amounts are integers in its minor unit as ISO 4217 list one gives it (JPY has 0 digits, USD 2, KWD 3, CLF 4). New invoices take only codes list one has with a minor unit; an invoice stored before its code was retired keeps it.
+	//
+	// Example: USD
+	Currency Currency `json:"currency"`
+
+	// DueDate The period's end plus the plan's payment terms.
+	DueDate time.Time `json:"due_date"`
+
+	// ID Platform invoice id: `pin_` and a lower-case ULID, so ids sort by creation time.
+	//
+	// Example: pin_01jd3k5q8r9s0t1v2w3x4y5zaa
+	ID    PlatformInvoiceID `json:"id"`
+	Lines []PreviewLine     `json:"lines"`
+
+	// Number Platform-wide and gapless, in the order the invoices were generated.
+	Number int64      `json:"number"`
+	PaidAt *time.Time `json:"paid_at"`
+
+	// PeriodEnd Exclusive.
+	PeriodEnd   time.Time `json:"period_end"`
+	PeriodStart time.Time `json:"period_start"`
+
+	// Reference How it was paid: the operator's reference when marked paid, or the payment provider's payment id.
+	Reference *string `json:"reference,omitempty"`
+
+	// Status Where a platform invoice stands: `open` → `paid`, `void` or `uncollectible`.
+	Status PlatformInvoiceStatus `json:"status"`
+
+	// Subtotal Sum of the line amounts.
+	Subtotal int64 `json:"subtotal"`
+
+	// TenantID Tenant id: `ten_` and a lower-case ULID, so ids sort by creation time.
+	//
+	// Example: ten_01jd3k5q8r9s0t1v2w3x4y5zaa
+	TenantID TenantID `json:"tenant_id"`
+
+	// Total What is invoiced.
+	Total    int64      `json:"total"`
+	VoidedAt *time.Time `json:"voided_at,omitempty"`
+}
+
+// PlatformInvoiceID Platform invoice id: `pin_` and a lower-case ULID, so ids sort by creation time.
+//
+// Example: pin_01jd3k5q8r9s0t1v2w3x4y5zaa
+type PlatformInvoiceID = string
+
+// PlatformInvoiceList defines model for PlatformInvoiceList.
+type PlatformInvoiceList struct {
+	Data    []PlatformInvoice `json:"data"`
+	HasMore bool              `json:"has_more"`
+
+	// NextCursor Pass as `?cursor=` for the next page; null on the last page.
+	NextCursor *NextCursor `json:"next_cursor"`
+}
+
+// PlatformInvoiceStatus Where a platform invoice stands: `open` → `paid`, `void` or `uncollectible`.
+type PlatformInvoiceStatus string
+
 // Preview The platform's next invoice to the tenant. Nothing is stored.
 //
 // Example: {"currency":"USD","lines":[{"amount":49900,"description":"Enterprise plan","kind":"plan","quantity":1,"unit_amount":49900}],"period_end":"2027-01-01T00:00:00Z","period_start":"2026-12-01T00:00:00Z","subtotal":49900,"total":49900}
@@ -2135,6 +2246,14 @@ type Limit = int
 // Example: ntf_01jd3k5q8r9s0t1v2w3x4y5zaa
 type NotificationIDPath = NotificationID
 
+// PlatformInvoiceIDPath Platform invoice id: `pin_` and a lower-case ULID, so ids sort by creation time.
+//
+// Example: pin_01jd3k5q8r9s0t1v2w3x4y5zaa
+type PlatformInvoiceIDPath = PlatformInvoiceID
+
+// PlatformInvoiceStatusFilter Where a platform invoice stands: `open` → `paid`, `void` or `uncollectible`.
+type PlatformInvoiceStatusFilter = PlatformInvoiceStatus
+
 // RequestIDHeader defines model for RequestIDHeader.
 type RequestIDHeader = string
 
@@ -2210,6 +2329,11 @@ type NotImplemented = Problem
 //
 // Example: {"code":"validation_failed","detail":"line_items[0].quantity must be between 1 and 1000000","errors":[{"code":"out_of_range","field":"line_items[0].quantity","message":"line_items[0].quantity must be between 1 and 1000000"}],"request_id":"req_01jd3k5q8r9s0t1v2w3x4y5zcc","status":422,"title":"Unprocessable Entity","type":"https://tenantkit.dev/problems/validation_failed"}
 type PayloadTooLarge = Problem
+
+// PaymentRequired An RFC 9457 problem document, the body of every error response (`application/problem+json`); every error response shares this one schema. Clients branch on `status` and `code`, never on `title` or `detail`. The codes a response can carry are listed in its `x-problem-codes` extension. New codes may be added within a version; treat an unknown code like others of its status.
+//
+// Example: {"code":"validation_failed","detail":"line_items[0].quantity must be between 1 and 1000000","errors":[{"code":"out_of_range","field":"line_items[0].quantity","message":"line_items[0].quantity must be between 1 and 1000000"}],"request_id":"req_01jd3k5q8r9s0t1v2w3x4y5zcc","status":422,"title":"Unprocessable Entity","type":"https://tenantkit.dev/problems/validation_failed"}
+type PaymentRequired = Problem
 
 // ServiceUnavailable An RFC 9457 problem document, the body of every error response (`application/problem+json`); every error response shares this one schema. Clients branch on `status` and `code`, never on `title` or `detail`. The codes a response can carry are listed in its `x-problem-codes` extension. New codes may be added within a version; treat an unknown code like others of its status.
 //
@@ -2365,8 +2489,33 @@ type GetReadinessParams struct {
 	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
 }
 
+// ListPlatformInvoicesParams defines parameters for ListPlatformInvoices.
+type ListPlatformInvoicesParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page. Opaque: do not build one. A malformed cursor is a 400.
+	Cursor *Cursor                      `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Status *PlatformInvoiceStatusFilter `form:"status,omitempty" json:"status,omitempty"`
+
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
 // PreviewInvoiceParams defines parameters for PreviewInvoice.
 type PreviewInvoiceParams struct {
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// GetPlatformInvoiceParams defines parameters for GetPlatformInvoice.
+type GetPlatformInvoiceParams struct {
 	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
 	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
 
@@ -3058,6 +3207,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/health/ready (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, params *GetReadinessParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListPlatformInvoices List the platform's invoices
+	//
+	// The platform's invoices to the current tenant, one per billing period, newest first, keyset-paginated, filtered by `status`.
+	//
+	// Corresponds with GET /api/invoices (the `ListPlatformInvoices` operationId).
+	ListPlatformInvoices(ctx context.Context, params *ListPlatformInvoicesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PreviewInvoiceWithBody Preview an invoice before generation
 	//
 	// The platform's next invoice to the current tenant, from its contract (plan, extra seats, add-ons, usage over the plan's limits), optionally with a hypothetical change. The body is optional: none previews the current contract, like `{}`. Nothing is stored.
@@ -3075,6 +3231,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/invoices/preview (the `PreviewInvoice` operationId).
 	PreviewInvoice(ctx context.Context, params *PreviewInvoiceParams, body PreviewInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPlatformInvoice Get a platform invoice
+	//
+	// One of the platform's invoices to the current tenant; another tenant's is a 404.
+	//
+	// Corresponds with GET /api/invoices/{id} (the `GetPlatformInvoice` operationId).
+	GetPlatformInvoice(ctx context.Context, id PlatformInvoiceIDPath, params *GetPlatformInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIDocument Get this OpenAPI document
 	//
@@ -3697,6 +3860,23 @@ func (c *Client) GetReadiness(ctx context.Context, params *GetReadinessParams, r
 	return c.Client.Do(req)
 }
 
+// ListPlatformInvoices List the platform's invoices
+//
+// The platform's invoices to the current tenant, one per billing period, newest first, keyset-paginated, filtered by `status`.
+//
+// Corresponds with GET /api/invoices (the `ListPlatformInvoices` operationId).
+func (c *Client) ListPlatformInvoices(ctx context.Context, params *ListPlatformInvoicesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPlatformInvoicesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PreviewInvoiceWithBody Preview an invoice before generation
 //
 // The platform's next invoice to the current tenant, from its contract (plan, extra seats, add-ons, usage over the plan's limits), optionally with a hypothetical change. The body is optional: none previews the current contract, like `{}`. Nothing is stored.
@@ -3725,6 +3905,23 @@ func (c *Client) PreviewInvoiceWithBody(ctx context.Context, params *PreviewInvo
 // Corresponds with POST /api/invoices/preview (the `PreviewInvoice` operationId).
 func (c *Client) PreviewInvoice(ctx context.Context, params *PreviewInvoiceParams, body PreviewInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPreviewInvoiceRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPlatformInvoice Get a platform invoice
+//
+// One of the platform's invoices to the current tenant; another tenant's is a 404.
+//
+// Corresponds with GET /api/invoices/{id} (the `GetPlatformInvoice` operationId).
+func (c *Client) GetPlatformInvoice(ctx context.Context, id PlatformInvoiceIDPath, params *GetPlatformInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPlatformInvoiceRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5395,6 +5592,110 @@ func NewGetReadinessRequest(server string, params *GetReadinessParams) (*http.Re
 	return req, nil
 }
 
+// NewListPlatformInvoicesRequest constructs an http.Request for the ListPlatformInvoices method
+func NewListPlatformInvoicesRequest(server string, params *ListPlatformInvoicesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/invoices")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewPreviewInvoiceRequest calls the generic PreviewInvoice builder with application/json body
 func NewPreviewInvoiceRequest(server string, params *PreviewInvoiceParams, body PreviewInvoiceJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5431,6 +5732,66 @@ func NewPreviewInvoiceRequestWithBody(server string, params *PreviewInvoiceParam
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetPlatformInvoiceRequest constructs an http.Request for the GetPlatformInvoice method
+func NewGetPlatformInvoiceRequest(server string, id PlatformInvoiceIDPath, params *GetPlatformInvoiceParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/invoices/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -8320,6 +8681,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/health/ready (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, params *GetReadinessParams, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
 
+	// ListPlatformInvoicesWithResponse List the platform's invoices
+	//
+	// The platform's invoices to the current tenant, one per billing period, newest first, keyset-paginated, filtered by `status`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/invoices (the `ListPlatformInvoices` operationId).
+	ListPlatformInvoicesWithResponse(ctx context.Context, params *ListPlatformInvoicesParams, reqEditors ...RequestEditorFn) (*ListPlatformInvoicesResponse, error)
+
 	// PreviewInvoiceWithBodyWithResponse Preview an invoice before generation
 	//
 	// The platform's next invoice to the current tenant, from its contract (plan, extra seats, add-ons, usage over the plan's limits), optionally with a hypothetical change. The body is optional: none previews the current contract, like `{}`. Nothing is stored.
@@ -8337,6 +8707,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/invoices/preview (the `PreviewInvoice` operationId).
 	PreviewInvoiceWithResponse(ctx context.Context, params *PreviewInvoiceParams, body PreviewInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewInvoiceResponse, error)
+
+	// GetPlatformInvoiceWithResponse Get a platform invoice
+	//
+	// One of the platform's invoices to the current tenant; another tenant's is a 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/invoices/{id} (the `GetPlatformInvoice` operationId).
+	GetPlatformInvoiceWithResponse(ctx context.Context, id PlatformInvoiceIDPath, params *GetPlatformInvoiceParams, reqEditors ...RequestEditorFn) (*GetPlatformInvoiceResponse, error)
 
 	// GetOpenAPIDocumentWithResponse Get this OpenAPI document
 	//
@@ -9176,6 +9555,39 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
+type ListPlatformInvoicesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlatformInvoiceList
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPlatformInvoicesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPlatformInvoicesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPlatformInvoicesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type PreviewInvoiceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9203,6 +9615,39 @@ func (r PreviewInvoiceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PreviewInvoiceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPlatformInvoiceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlatformInvoice
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPlatformInvoiceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPlatformInvoiceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPlatformInvoiceResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10588,6 +11033,21 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, para
 	return ParseGetReadinessResponse(rsp)
 }
 
+// ListPlatformInvoicesWithResponse List the platform's invoices
+//
+// The platform's invoices to the current tenant, one per billing period, newest first, keyset-paginated, filtered by `status`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/invoices (the `ListPlatformInvoices` operationId).
+func (c *ClientWithResponses) ListPlatformInvoicesWithResponse(ctx context.Context, params *ListPlatformInvoicesParams, reqEditors ...RequestEditorFn) (*ListPlatformInvoicesResponse, error) {
+	rsp, err := c.ListPlatformInvoices(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPlatformInvoicesResponse(rsp)
+}
+
 // PreviewInvoiceWithBodyWithResponse Preview an invoice before generation
 //
 // The platform's next invoice to the current tenant, from its contract (plan, extra seats, add-ons, usage over the plan's limits), optionally with a hypothetical change. The body is optional: none previews the current contract, like `{}`. Nothing is stored.
@@ -10616,6 +11076,21 @@ func (c *ClientWithResponses) PreviewInvoiceWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParsePreviewInvoiceResponse(rsp)
+}
+
+// GetPlatformInvoiceWithResponse Get a platform invoice
+//
+// One of the platform's invoices to the current tenant; another tenant's is a 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/invoices/{id} (the `GetPlatformInvoice` operationId).
+func (c *ClientWithResponses) GetPlatformInvoiceWithResponse(ctx context.Context, id PlatformInvoiceIDPath, params *GetPlatformInvoiceParams, reqEditors ...RequestEditorFn) (*GetPlatformInvoiceResponse, error) {
+	rsp, err := c.GetPlatformInvoice(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPlatformInvoiceResponse(rsp)
 }
 
 // GetOpenAPIDocumentWithResponse Get this OpenAPI document
@@ -11701,6 +12176,35 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 	return response, nil
 }
 
+// ParseListPlatformInvoicesResponse parses an HTTP response from a ListPlatformInvoicesWithResponse call
+func ParseListPlatformInvoicesResponse(rsp *http.Response) (*ListPlatformInvoicesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPlatformInvoicesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlatformInvoiceList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
 // ParsePreviewInvoiceResponse parses an HTTP response from a PreviewInvoiceWithResponse call
 func ParsePreviewInvoiceResponse(rsp *http.Response) (*PreviewInvoiceResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11716,6 +12220,35 @@ func ParsePreviewInvoiceResponse(rsp *http.Response) (*PreviewInvoiceResponse, e
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Preview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseGetPlatformInvoiceResponse parses an HTTP response from a GetPlatformInvoiceWithResponse call
+func ParseGetPlatformInvoiceResponse(rsp *http.Response) (*GetPlatformInvoiceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPlatformInvoiceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlatformInvoice
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

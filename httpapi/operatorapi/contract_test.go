@@ -18,18 +18,20 @@ import (
 // decodes its request body into: the service's input type where the body
 // is it, else the handler's type, which embeds the service's.
 var requestBodies = map[string]any{
-	"operatorCreateTenant":          tenancy.CreateTenantInput{},
-	"operatorChangeTenant":          contract.Change{},
-	"operatorSetLimit":              setLimitRequest{},
-	"operatorCreateUser":            tenancy.CreateUserInput{},
-	"operatorAddMember":             addMemberRequest{},
-	"operatorSetMemberRole":         tenancy.RoleInput{},
-	"operatorCreateAPIKey":          createAPIKeyRequest{},
-	"operatorRejectContractRequest": contract.DecisionInput{},
-	"operatorChangeTicket":          changeTicketRequest{},
-	"operatorReplyTicket":           support.CommentInput{},
-	"operatorApplyPaymentEvent":     webhook.ApplyInput{},
-	"operatorDismissPaymentEvent":   webhook.DismissInput{},
+	"operatorCreateTenant":            tenancy.CreateTenantInput{},
+	"operatorChangeTenant":            contract.Change{},
+	"operatorSetLimit":                setLimitRequest{},
+	"operatorCreateUser":              tenancy.CreateUserInput{},
+	"operatorAddMember":               addMemberRequest{},
+	"operatorSetMemberRole":           tenancy.RoleInput{},
+	"operatorCreateAPIKey":            createAPIKeyRequest{},
+	"operatorRejectContractRequest":   contract.DecisionInput{},
+	"operatorMarkPlatformInvoicePaid": contract.MarkPaidInput{},
+	"operatorAdvanceTenantClock":      contract.ClockInput{},
+	"operatorChangeTicket":            changeTicketRequest{},
+	"operatorReplyTicket":             support.CommentInput{},
+	"operatorApplyPaymentEvent":       webhook.ApplyInput{},
+	"operatorDismissPaymentEvent":     webhook.DismissInput{},
 }
 
 // TestContractAgreesWithValidateTags: the document states every rule the

@@ -1,8 +1,9 @@
 // Package operatorapi is the operator API (/api/operator/…): the
 // platform's staff, with operator keys, managing tenants, users, members
 // and tenants' API keys, and working the queues of work across tenants:
-// contract requests to decide, tickets to answer, payment events to
-// settle, the audit trail to read.
+// contract requests to decide, the platform's invoices to settle, tickets
+// to answer, payment events to settle, the audit trail to read; and
+// moving test tenants' clocks.
 //
 // It is an endpoint group served by package httpapi from outside its
 // request core. Endpoints returns the group's rows of the route table,
@@ -44,6 +45,9 @@ type Services struct {
 	// Requests lists and decides contract requests across tenants (a
 	// *contract.Service).
 	Requests Requests
+	// Billing lists, voids and marks paid the platform's invoices to
+	// its tenants and moves test tenants' clocks (a *contract.Service).
+	Billing PlatformBilling
 	// Tickets lists, answers and changes tickets across tenants (a
 	// *support.Desk).
 	Tickets Tickets
@@ -99,6 +103,14 @@ func Endpoints(s Services) []httpapi.Endpoint {
 			Handle: httpapi.With(s.Requests, h.approveContractRequest)},
 		{Method: "POST", Path: "/api/operator/contract-requests/{id}/reject", Group: httpapi.GroupOperator, Operator: operator.ScopeWrite,
 			Handle: httpapi.With(s.Requests, h.rejectContractRequest)},
+		{Method: "GET", Path: "/api/operator/invoices", Group: httpapi.GroupOperator, Operator: operator.ScopeRead,
+			Query: httpapi.ListQuery("tenant_id", "status", "period"), Handle: httpapi.With(s.Billing, h.listPlatformInvoices)},
+		{Method: "POST", Path: "/api/operator/invoices/{id}/void", Group: httpapi.GroupOperator, Operator: operator.ScopeWrite,
+			Handle: httpapi.With(s.Billing, h.voidPlatformInvoice)},
+		{Method: "POST", Path: "/api/operator/invoices/{id}/mark-paid", Group: httpapi.GroupOperator, Operator: operator.ScopeWrite,
+			Handle: httpapi.With(s.Billing, h.markPlatformInvoicePaid)},
+		{Method: "POST", Path: "/api/operator/tenants/{id}/clock", Group: httpapi.GroupOperator, Operator: operator.ScopeWrite,
+			Handle: httpapi.With(s.Billing, httpapi.With(s.Directory, h.advanceTenantClock))},
 		{Method: "GET", Path: "/api/operator/tickets", Group: httpapi.GroupOperator, Operator: operator.ScopeRead,
 			Query: httpapi.ListQuery("status", "priority", "tenant_id", "assignee"), Handle: httpapi.With(s.Tickets, h.listTickets)},
 		{Method: "GET", Path: "/api/operator/tickets/{id}", Group: httpapi.GroupOperator, Operator: operator.ScopeRead,

@@ -176,6 +176,57 @@ func (e InboxEventOutcome) Valid() bool {
 	}
 }
 
+// Defines values for PlatformInvoiceStatus.
+const (
+	PlatformInvoiceStatusOpen          PlatformInvoiceStatus = "open"
+	PlatformInvoiceStatusPaid          PlatformInvoiceStatus = "paid"
+	PlatformInvoiceStatusUncollectible PlatformInvoiceStatus = "uncollectible"
+	PlatformInvoiceStatusVoid          PlatformInvoiceStatus = "void"
+)
+
+// Valid indicates whether the value is a known member of the PlatformInvoiceStatus enum.
+func (e PlatformInvoiceStatus) Valid() bool {
+	switch e {
+	case PlatformInvoiceStatusOpen:
+		return true
+	case PlatformInvoiceStatusPaid:
+		return true
+	case PlatformInvoiceStatusUncollectible:
+		return true
+	case PlatformInvoiceStatusVoid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PreviewLineKind.
+const (
+	PreviewLineKindAddOn     PreviewLineKind = "add_on"
+	PreviewLineKindOverage   PreviewLineKind = "overage"
+	PreviewLineKindPlan      PreviewLineKind = "plan"
+	PreviewLineKindProration PreviewLineKind = "proration"
+	PreviewLineKindSeats     PreviewLineKind = "seats"
+)
+
+// Valid indicates whether the value is a known member of the PreviewLineKind enum.
+func (e PreviewLineKind) Valid() bool {
+	switch e {
+	case PreviewLineKindAddOn:
+		return true
+	case PreviewLineKindOverage:
+		return true
+	case PreviewLineKindPlan:
+		return true
+	case PreviewLineKindProration:
+		return true
+	case PreviewLineKindSeats:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProblemCode.
 const (
 	ProblemCodeCSRFFailed               ProblemCode = "csrf_failed"
@@ -192,6 +243,7 @@ const (
 	ProblemCodeNotImplemented           ProblemCode = "not_implemented"
 	ProblemCodeNotReady                 ProblemCode = "not_ready"
 	ProblemCodePayloadTooLarge          ProblemCode = "payload_too_large"
+	ProblemCodePaymentRequired          ProblemCode = "payment_required"
 	ProblemCodeRateLimited              ProblemCode = "rate_limited"
 	ProblemCodeTenantNotSelected        ProblemCode = "tenant_not_selected"
 	ProblemCodeUnauthenticated          ProblemCode = "unauthenticated"
@@ -229,6 +281,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeNotReady:
 		return true
 	case ProblemCodePayloadTooLarge:
+		return true
+	case ProblemCodePaymentRequired:
 		return true
 	case ProblemCodeRateLimited:
 		return true
@@ -455,6 +509,12 @@ type AddMemberInput struct {
 	UserID *string `json:"user_id,omitempty"`
 }
 
+// AdvanceClockInput Example: {"advance_to":"2027-01-01T00:00:01Z"}
+type AdvanceClockInput struct {
+	// AdvanceTo The clock's new time (RFC 3339), after its current one: a test clock only moves forward.
+	AdvanceTo time.Time `json:"advance_to"`
+}
+
 // ApplyPaymentEventInput defines model for ApplyPaymentEventInput.
 type ApplyPaymentEventInput struct {
 	InvoiceID string `json:"invoice_id"`
@@ -601,6 +661,9 @@ type CreateTenantInput struct {
 
 	// Slug Lower-case letters, digits and inner hyphens, as a DNS label.
 	Slug string `json:"slug"`
+
+	// Test Makes a test tenant, whose clock starts now and moves only when an operator advances it.
+	Test *bool `json:"test,omitempty"`
 }
 
 // CreateUserInput Example: {"email":"ann@acme.example","name":"Ann"}
@@ -639,6 +702,11 @@ type CreatedAPIKey struct {
 	// Example: usr_01jd3k5q8r9s0t1v2w3x4y5zaa
 	UserID UserID `json:"user_id"`
 }
+
+// Currency An upper-case ISO 4217 currency code. Amounts are integers in its minor unit as ISO 4217 list one gives it (JPY has 0 digits, USD 2, KWD 3, CLF 4). New invoices take only codes list one has with a minor unit; an invoice stored before its code was retired keeps it.
+//
+// Example: USD
+type Currency = string
 
 // DismissPaymentEventInput defines model for DismissPaymentEventInput.
 type DismissPaymentEventInput struct {
@@ -778,6 +846,12 @@ type InboxEventList struct {
 	NextCursor *NextCursor `json:"next_cursor"`
 }
 
+// MarkPlatformInvoicePaidInput Example: {"reference":"wire 2026-12-03"}
+type MarkPlatformInvoicePaidInput struct {
+	// Reference How the money came, outside the payment provider ("wire 2026-12-03"); surrounding white space is dropped.
+	Reference string `json:"reference"`
+}
+
 // Member A member of a tenant, with the user's email and name.
 type Member struct {
 	// CreatedAt When the user joined the tenant.
@@ -885,6 +959,90 @@ type OperatorTicketList struct {
 	NextCursor *NextCursor `json:"next_cursor"`
 }
 
+// PlatformInvoice The platform's invoice to a tenant for one billing period, generated at the period's end, in arrears, from the same computation as the preview (`POST /api/invoices/preview`). Amounts are minor units of `currency`.
+//
+// Example: {"amount_due":9900,"amount_paid":0,"created_at":"2026-12-01T00:00:05Z","currency":"USD","due_date":"2026-12-15T00:00:00Z","id":"pin_01jd3k5q8r9s0t1v2w3x4y5zaa","lines":[{"amount":9900,"description":"Growth plan","kind":"plan","quantity":1,"unit_amount":9900}],"number":42,"paid_at":null,"period_end":"2026-12-01T00:00:00Z","period_start":"2026-11-01T00:00:00Z","status":"open","subtotal":9900,"tenant_id":"ten_01jd3k5q8r9s0t1v2w3x4y5zaa","total":9900}
+type PlatformInvoice struct {
+	// AmountDue `total` - `amount_paid` while open; 0 otherwise.
+	AmountDue int64 `json:"amount_due"`
+
+	// AmountPaid What was paid on it so far.
+	AmountPaid int64     `json:"amount_paid"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	// Currency An upper-case ISO 4217 currency code. Amounts are integers in its minor unit as ISO 4217 list one gives it (JPY has 0 digits, USD 2, KWD 3, CLF 4). New invoices take only codes list one has with a minor unit; an invoice stored before its code was retired keeps it.
+	//
+	// Example: USD
+	Currency Currency `json:"currency"`
+
+	// DueDate The period's end plus the plan's payment terms.
+	DueDate time.Time `json:"due_date"`
+
+	// ID Platform invoice id: `pin_` and a lower-case ULID, so ids sort by creation time.
+	//
+	// Example: pin_01jd3k5q8r9s0t1v2w3x4y5zaa
+	ID    PlatformInvoiceID `json:"id"`
+	Lines []PreviewLine     `json:"lines"`
+
+	// Number Platform-wide and gapless, in the order the invoices were generated.
+	Number int64      `json:"number"`
+	PaidAt *time.Time `json:"paid_at"`
+
+	// PeriodEnd Exclusive.
+	PeriodEnd   time.Time `json:"period_end"`
+	PeriodStart time.Time `json:"period_start"`
+
+	// Reference How it was paid: the operator's reference when marked paid, or the payment provider's payment id.
+	Reference *string `json:"reference,omitempty"`
+
+	// Status Where a platform invoice stands: `open` → `paid`, `void` or `uncollectible`.
+	Status PlatformInvoiceStatus `json:"status"`
+
+	// Subtotal Sum of the line amounts.
+	Subtotal int64 `json:"subtotal"`
+
+	// TenantID Tenant id: `ten_` and a lower-case ULID, so ids sort by creation time.
+	//
+	// Example: ten_01jd3k5q8r9s0t1v2w3x4y5zaa
+	TenantID TenantID `json:"tenant_id"`
+
+	// Total What is invoiced.
+	Total    int64      `json:"total"`
+	VoidedAt *time.Time `json:"voided_at,omitempty"`
+}
+
+// PlatformInvoiceID Platform invoice id: `pin_` and a lower-case ULID, so ids sort by creation time.
+//
+// Example: pin_01jd3k5q8r9s0t1v2w3x4y5zaa
+type PlatformInvoiceID = string
+
+// PlatformInvoiceList defines model for PlatformInvoiceList.
+type PlatformInvoiceList struct {
+	Data    []PlatformInvoice `json:"data"`
+	HasMore bool              `json:"has_more"`
+
+	// NextCursor Pass as `?cursor=` for the next page; null on the last page.
+	NextCursor *NextCursor `json:"next_cursor"`
+}
+
+// PlatformInvoiceStatus Where a platform invoice stands: `open` → `paid`, `void` or `uncollectible`.
+type PlatformInvoiceStatus string
+
+// PreviewLine defines model for PreviewLine.
+type PreviewLine struct {
+	// Amount Minor units; negative for credits.
+	Amount      int64           `json:"amount"`
+	Description string          `json:"description"`
+	Kind        PreviewLineKind `json:"kind"`
+	Quantity    int64           `json:"quantity"`
+
+	// UnitAmount Minor units; negative for credits.
+	UnitAmount int64 `json:"unit_amount"`
+}
+
+// PreviewLineKind defines model for PreviewLine.Kind.
+type PreviewLineKind string
+
 // Problem An RFC 9457 problem document, the body of every error response (`application/problem+json`); every error response shares this one schema. Clients branch on `status` and `code`, never on `title` or `detail`. The codes a response can carry are listed in its `x-problem-codes` extension. New codes may be added within a version; treat an unknown code like others of its status.
 //
 // Example: {"code":"validation_failed","detail":"line_items[0].quantity must be between 1 and 1000000","errors":[{"code":"out_of_range","field":"line_items[0].quantity","message":"line_items[0].quantity must be between 1 and 1000000"}],"request_id":"req_01jd3k5q8r9s0t1v2w3x4y5zcc","status":422,"title":"Unprocessable Entity","type":"https://tenantkit.dev/problems/validation_failed"}
@@ -957,7 +1115,7 @@ type SetMemberRoleInput struct {
 
 // Tenant A tenant: a customer company of the platform.
 //
-// Example: {"created_at":"2026-11-25T10:00:00Z","id":"ten_01jd3k5q8r9s0t1v2w3x4y5zaa","name":"Acme Inc","plan_id":"growth","seats":10,"slug":"acme"}
+// Example: {"created_at":"2026-11-25T10:00:00Z","id":"ten_01jd3k5q8r9s0t1v2w3x4y5zaa","name":"Acme Inc","plan_id":"growth","seats":10,"slug":"acme","test":false}
 type Tenant struct {
 	CreatedAt time.Time `json:"created_at"`
 
@@ -973,6 +1131,12 @@ type Tenant struct {
 	// Seats The contracted seats: the members the tenant may have unless an operator overrides the `seats` limit.
 	Seats int    `json:"seats"`
 	Slug  string `json:"slug"`
+
+	// Test A test tenant: it lives on its own clock (`test_clock`), which only an operator moves forward (`POST /api/operator/tenants/{id}/clock`); the scheduler leaves it alone.
+	Test bool `json:"test"`
+
+	// TestClock A test tenant's time; absent for a real tenant.
+	TestClock *time.Time `json:"test_clock,omitempty"`
 }
 
 // TenantEntitlement defines model for TenantEntitlement.
@@ -1156,6 +1320,9 @@ type FeaturePath = Feature
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// InvoicePeriodFilter defines model for InvoicePeriodFilter.
+type InvoicePeriodFilter = string
+
 // Limit defines model for Limit.
 type Limit = int
 
@@ -1169,6 +1336,14 @@ type PaymentEventIDPath = string
 
 // PaymentEventOutcomeFilter defines model for PaymentEventOutcomeFilter.
 type PaymentEventOutcomeFilter string
+
+// PlatformInvoiceIDPath Platform invoice id: `pin_` and a lower-case ULID, so ids sort by creation time.
+//
+// Example: pin_01jd3k5q8r9s0t1v2w3x4y5zaa
+type PlatformInvoiceIDPath = PlatformInvoiceID
+
+// PlatformInvoiceStatusFilter Where a platform invoice stands: `open` → `paid`, `void` or `uncollectible`.
+type PlatformInvoiceStatusFilter = PlatformInvoiceStatus
 
 // RequestIDHeader defines model for RequestIDHeader.
 type RequestIDHeader = string
@@ -1327,6 +1502,37 @@ type OperatorGetEventParams struct {
 	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
 }
 
+// OperatorListPlatformInvoicesParams defines parameters for OperatorListPlatformInvoices.
+type OperatorListPlatformInvoicesParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page. Opaque: do not build one. A malformed cursor is a 400.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// TenantID Only this tenant's.
+	TenantID *TenantIDFilter              `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+	Status   *PlatformInvoiceStatusFilter `form:"status,omitempty" json:"status,omitempty"`
+
+	// Period Only the invoices of this month (`YYYY-MM`).
+	Period *InvoicePeriodFilter `form:"period,omitempty" json:"period,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// OperatorMarkPlatformInvoicePaidParams defines parameters for OperatorMarkPlatformInvoicePaid.
+type OperatorMarkPlatformInvoicePaidParams struct {
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// OperatorVoidPlatformInvoiceParams defines parameters for OperatorVoidPlatformInvoice.
+type OperatorVoidPlatformInvoiceParams struct {
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
 // OperatorListPaymentEventsParams defines parameters for OperatorListPaymentEvents.
 type OperatorListPaymentEventsParams struct {
 	// Limit Page size.
@@ -1405,6 +1611,12 @@ type OperatorListAPIKeysParams struct {
 
 // OperatorCreateAPIKeyParams defines parameters for OperatorCreateAPIKey.
 type OperatorCreateAPIKeyParams struct {
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// OperatorAdvanceTenantClockParams defines parameters for OperatorAdvanceTenantClock.
+type OperatorAdvanceTenantClockParams struct {
 	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
 	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
 }
@@ -1519,6 +1731,9 @@ type OperatorEndUserSessionsParams struct {
 // OperatorRejectContractRequestJSONRequestBody defines body for OperatorRejectContractRequest for application/json ContentType.
 type OperatorRejectContractRequestJSONRequestBody = RejectContractRequestInput
 
+// OperatorMarkPlatformInvoicePaidJSONRequestBody defines body for OperatorMarkPlatformInvoicePaid for application/json ContentType.
+type OperatorMarkPlatformInvoicePaidJSONRequestBody = MarkPlatformInvoicePaidInput
+
 // OperatorApplyPaymentEventJSONRequestBody defines body for OperatorApplyPaymentEvent for application/json ContentType.
 type OperatorApplyPaymentEventJSONRequestBody = ApplyPaymentEventInput
 
@@ -1533,6 +1748,9 @@ type OperatorChangeTenantJSONRequestBody = ChangeTenantInput
 
 // OperatorCreateAPIKeyJSONRequestBody defines body for OperatorCreateAPIKey for application/json ContentType.
 type OperatorCreateAPIKeyJSONRequestBody = CreateAPIKeyInput
+
+// OperatorAdvanceTenantClockJSONRequestBody defines body for OperatorAdvanceTenantClock for application/json ContentType.
+type OperatorAdvanceTenantClockJSONRequestBody = AdvanceClockInput
 
 // OperatorSetLimitJSONRequestBody defines body for OperatorSetLimit for application/json ContentType.
 type OperatorSetLimitJSONRequestBody = SetLimitInput
@@ -1679,6 +1897,38 @@ type ClientInterface interface {
 	// Corresponds with GET /api/operator/events/{id} (the `OperatorGetEvent` operationId).
 	OperatorGetEvent(ctx context.Context, id EventIDPath, params *OperatorGetEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OperatorListPlatformInvoices List the platform's invoices across tenants
+	//
+	// The platform's invoices to every tenant, or to `tenant_id`, newest first, keyset-paginated, filtered by `status` and `period` (the month invoiced, `YYYY-MM`).
+	//
+	// Corresponds with GET /api/operator/invoices (the `OperatorListPlatformInvoices` operationId).
+	OperatorListPlatformInvoices(ctx context.Context, params *OperatorListPlatformInvoicesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OperatorMarkPlatformInvoicePaidWithBody Mark a platform invoice paid
+	//
+	// Marks an open platform invoice of any tenant paid outside the payment provider (a wire, a cheque), with a `reference`; a tenant it kept past due gets its writes back at once. Records `platform_invoice.paid`. An invoice that is not open is 409 `conflict`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/operator/invoices/{id}/mark-paid (the `OperatorMarkPlatformInvoicePaid` operationId).
+	OperatorMarkPlatformInvoicePaidWithBody(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OperatorMarkPlatformInvoicePaid Mark a platform invoice paid
+	//
+	// Marks an open platform invoice of any tenant paid outside the payment provider (a wire, a cheque), with a `reference`; a tenant it kept past due gets its writes back at once. Records `platform_invoice.paid`. An invoice that is not open is 409 `conflict`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/operator/invoices/{id}/mark-paid (the `OperatorMarkPlatformInvoicePaid` operationId).
+	OperatorMarkPlatformInvoicePaid(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, body OperatorMarkPlatformInvoicePaidJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OperatorVoidPlatformInvoice Void a platform invoice
+	//
+	// Voids an open platform invoice of any tenant: nothing is owed on it any more, and a tenant it kept past due gets its writes back at once. Records `platform_invoice.voided`. An invoice that is not open is 409 `conflict`.
+	//
+	// Corresponds with POST /api/operator/invoices/{id}/void (the `OperatorVoidPlatformInvoice` operationId).
+	OperatorVoidPlatformInvoice(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorVoidPlatformInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OperatorListPaymentEvents List payment events
 	//
 	// The payment provider's events the webhook recorded, with `outcome` (`unmatched` when absent: the events that could not be applied and wait for an operator), greatest id first, keyset-paginated.
@@ -1796,6 +2046,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/operator/tenants/{id}/api-keys (the `OperatorCreateAPIKey` operationId).
 	OperatorCreateAPIKey(ctx context.Context, id TenantIDPath, params *OperatorCreateAPIKeyParams, body OperatorCreateAPIKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OperatorAdvanceTenantClockWithBody Advance a test tenant's clock
+	//
+	// Moves a test tenant's clock forward to `advance_to` and, before answering, runs what falls due on the way, in time order: each period's invoice at its end, the contract changes effective then, the overdue marks. The answer is the tenant with its new `test_clock`. A real tenant (on `tenant`) or a time not after the clock's (on `advance_to`) is 422 `validation_failed`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/operator/tenants/{id}/clock (the `OperatorAdvanceTenantClock` operationId).
+	OperatorAdvanceTenantClockWithBody(ctx context.Context, id TenantIDPath, params *OperatorAdvanceTenantClockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OperatorAdvanceTenantClock Advance a test tenant's clock
+	//
+	// Moves a test tenant's clock forward to `advance_to` and, before answering, runs what falls due on the way, in time order: each period's invoice at its end, the contract changes effective then, the overdue marks. The answer is the tenant with its new `test_clock`. A real tenant (on `tenant`) or a time not after the clock's (on `advance_to`) is 422 `validation_failed`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/operator/tenants/{id}/clock (the `OperatorAdvanceTenantClock` operationId).
+	OperatorAdvanceTenantClock(ctx context.Context, id TenantIDPath, params *OperatorAdvanceTenantClockParams, body OperatorAdvanceTenantClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OperatorSetLimitWithBody Override a tenant's limit
 	//
@@ -2071,6 +2339,78 @@ func (c *Client) OperatorGetEvent(ctx context.Context, id EventIDPath, params *O
 	return c.Client.Do(req)
 }
 
+// OperatorListPlatformInvoices List the platform's invoices across tenants
+//
+// The platform's invoices to every tenant, or to `tenant_id`, newest first, keyset-paginated, filtered by `status` and `period` (the month invoiced, `YYYY-MM`).
+//
+// Corresponds with GET /api/operator/invoices (the `OperatorListPlatformInvoices` operationId).
+func (c *Client) OperatorListPlatformInvoices(ctx context.Context, params *OperatorListPlatformInvoicesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOperatorListPlatformInvoicesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OperatorMarkPlatformInvoicePaidWithBody Mark a platform invoice paid
+//
+// Marks an open platform invoice of any tenant paid outside the payment provider (a wire, a cheque), with a `reference`; a tenant it kept past due gets its writes back at once. Records `platform_invoice.paid`. An invoice that is not open is 409 `conflict`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/operator/invoices/{id}/mark-paid (the `OperatorMarkPlatformInvoicePaid` operationId).
+func (c *Client) OperatorMarkPlatformInvoicePaidWithBody(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOperatorMarkPlatformInvoicePaidRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OperatorMarkPlatformInvoicePaid Mark a platform invoice paid
+//
+// Marks an open platform invoice of any tenant paid outside the payment provider (a wire, a cheque), with a `reference`; a tenant it kept past due gets its writes back at once. Records `platform_invoice.paid`. An invoice that is not open is 409 `conflict`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/operator/invoices/{id}/mark-paid (the `OperatorMarkPlatformInvoicePaid` operationId).
+func (c *Client) OperatorMarkPlatformInvoicePaid(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, body OperatorMarkPlatformInvoicePaidJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOperatorMarkPlatformInvoicePaidRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OperatorVoidPlatformInvoice Void a platform invoice
+//
+// Voids an open platform invoice of any tenant: nothing is owed on it any more, and a tenant it kept past due gets its writes back at once. Records `platform_invoice.voided`. An invoice that is not open is 409 `conflict`.
+//
+// Corresponds with POST /api/operator/invoices/{id}/void (the `OperatorVoidPlatformInvoice` operationId).
+func (c *Client) OperatorVoidPlatformInvoice(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorVoidPlatformInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOperatorVoidPlatformInvoiceRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // OperatorListPaymentEvents List payment events
 //
 // The payment provider's events the webhook recorded, with `outcome` (`unmatched` when absent: the events that could not be applied and wait for an operator), greatest id first, keyset-paginated.
@@ -2319,6 +2659,44 @@ func (c *Client) OperatorCreateAPIKeyWithBody(ctx context.Context, id TenantIDPa
 // Corresponds with POST /api/operator/tenants/{id}/api-keys (the `OperatorCreateAPIKey` operationId).
 func (c *Client) OperatorCreateAPIKey(ctx context.Context, id TenantIDPath, params *OperatorCreateAPIKeyParams, body OperatorCreateAPIKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOperatorCreateAPIKeyRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OperatorAdvanceTenantClockWithBody Advance a test tenant's clock
+//
+// Moves a test tenant's clock forward to `advance_to` and, before answering, runs what falls due on the way, in time order: each period's invoice at its end, the contract changes effective then, the overdue marks. The answer is the tenant with its new `test_clock`. A real tenant (on `tenant`) or a time not after the clock's (on `advance_to`) is 422 `validation_failed`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/operator/tenants/{id}/clock (the `OperatorAdvanceTenantClock` operationId).
+func (c *Client) OperatorAdvanceTenantClockWithBody(ctx context.Context, id TenantIDPath, params *OperatorAdvanceTenantClockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOperatorAdvanceTenantClockRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OperatorAdvanceTenantClock Advance a test tenant's clock
+//
+// Moves a test tenant's clock forward to `advance_to` and, before answering, runs what falls due on the way, in time order: each period's invoice at its end, the contract changes effective then, the overdue marks. The answer is the tenant with its new `test_clock`. A real tenant (on `tenant`) or a time not after the clock's (on `advance_to`) is 422 `validation_failed`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/operator/tenants/{id}/clock (the `OperatorAdvanceTenantClock` operationId).
+func (c *Client) OperatorAdvanceTenantClock(ctx context.Context, id TenantIDPath, params *OperatorAdvanceTenantClockParams, body OperatorAdvanceTenantClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOperatorAdvanceTenantClockRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3114,6 +3492,234 @@ func NewOperatorGetEventRequest(server string, id EventIDPath, params *OperatorG
 	return req, nil
 }
 
+// NewOperatorListPlatformInvoicesRequest constructs an http.Request for the OperatorListPlatformInvoices method
+func NewOperatorListPlatformInvoicesRequest(server string, params *OperatorListPlatformInvoicesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/operator/invoices")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TenantID != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewOperatorMarkPlatformInvoicePaidRequest calls the generic OperatorMarkPlatformInvoicePaid builder with application/json body
+func NewOperatorMarkPlatformInvoicePaidRequest(server string, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, body OperatorMarkPlatformInvoicePaidJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOperatorMarkPlatformInvoicePaidRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewOperatorMarkPlatformInvoicePaidRequestWithBody constructs an http.Request for the OperatorMarkPlatformInvoicePaid method, with any body, and a specified content type
+func NewOperatorMarkPlatformInvoicePaidRequestWithBody(server string, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/operator/invoices/%s/mark-paid", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewOperatorVoidPlatformInvoiceRequest constructs an http.Request for the OperatorVoidPlatformInvoice method
+func NewOperatorVoidPlatformInvoiceRequest(server string, id PlatformInvoiceIDPath, params *OperatorVoidPlatformInvoiceParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/operator/invoices/%s/void", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewOperatorListPaymentEventsRequest constructs an http.Request for the OperatorListPaymentEvents method
 func NewOperatorListPaymentEventsRequest(server string, params *OperatorListPaymentEventsParams) (*http.Request, error) {
 	var err error
@@ -3717,6 +4323,68 @@ func NewOperatorCreateAPIKeyRequestWithBody(server string, id TenantIDPath, para
 	}
 
 	operationPath := fmt.Sprintf("/api/operator/tenants/%s/api-keys", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewOperatorAdvanceTenantClockRequest calls the generic OperatorAdvanceTenantClock builder with application/json body
+func NewOperatorAdvanceTenantClockRequest(server string, id TenantIDPath, params *OperatorAdvanceTenantClockParams, body OperatorAdvanceTenantClockJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOperatorAdvanceTenantClockRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewOperatorAdvanceTenantClockRequestWithBody constructs an http.Request for the OperatorAdvanceTenantClock method, with any body, and a specified content type
+func NewOperatorAdvanceTenantClockRequestWithBody(server string, id TenantIDPath, params *OperatorAdvanceTenantClockParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/operator/tenants/%s/clock", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4723,6 +5391,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/operator/events/{id} (the `OperatorGetEvent` operationId).
 	OperatorGetEventWithResponse(ctx context.Context, id EventIDPath, params *OperatorGetEventParams, reqEditors ...RequestEditorFn) (*OperatorGetEventResponse, error)
 
+	// OperatorListPlatformInvoicesWithResponse List the platform's invoices across tenants
+	//
+	// The platform's invoices to every tenant, or to `tenant_id`, newest first, keyset-paginated, filtered by `status` and `period` (the month invoiced, `YYYY-MM`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/operator/invoices (the `OperatorListPlatformInvoices` operationId).
+	OperatorListPlatformInvoicesWithResponse(ctx context.Context, params *OperatorListPlatformInvoicesParams, reqEditors ...RequestEditorFn) (*OperatorListPlatformInvoicesResponse, error)
+
+	// OperatorMarkPlatformInvoicePaidWithBodyWithResponse Mark a platform invoice paid
+	//
+	// Marks an open platform invoice of any tenant paid outside the payment provider (a wire, a cheque), with a `reference`; a tenant it kept past due gets its writes back at once. Records `platform_invoice.paid`. An invoice that is not open is 409 `conflict`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/operator/invoices/{id}/mark-paid (the `OperatorMarkPlatformInvoicePaid` operationId).
+	OperatorMarkPlatformInvoicePaidWithBodyWithResponse(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OperatorMarkPlatformInvoicePaidResponse, error)
+
+	// OperatorMarkPlatformInvoicePaidWithResponse Mark a platform invoice paid
+	//
+	// Marks an open platform invoice of any tenant paid outside the payment provider (a wire, a cheque), with a `reference`; a tenant it kept past due gets its writes back at once. Records `platform_invoice.paid`. An invoice that is not open is 409 `conflict`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/operator/invoices/{id}/mark-paid (the `OperatorMarkPlatformInvoicePaid` operationId).
+	OperatorMarkPlatformInvoicePaidWithResponse(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, body OperatorMarkPlatformInvoicePaidJSONRequestBody, reqEditors ...RequestEditorFn) (*OperatorMarkPlatformInvoicePaidResponse, error)
+
+	// OperatorVoidPlatformInvoiceWithResponse Void a platform invoice
+	//
+	// Voids an open platform invoice of any tenant: nothing is owed on it any more, and a tenant it kept past due gets its writes back at once. Records `platform_invoice.voided`. An invoice that is not open is 409 `conflict`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/operator/invoices/{id}/void (the `OperatorVoidPlatformInvoice` operationId).
+	OperatorVoidPlatformInvoiceWithResponse(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorVoidPlatformInvoiceParams, reqEditors ...RequestEditorFn) (*OperatorVoidPlatformInvoiceResponse, error)
+
 	// OperatorListPaymentEventsWithResponse List payment events
 	//
 	// The payment provider's events the webhook recorded, with `outcome` (`unmatched` when absent: the events that could not be applied and wait for an operator), greatest id first, keyset-paginated.
@@ -4848,6 +5552,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/operator/tenants/{id}/api-keys (the `OperatorCreateAPIKey` operationId).
 	OperatorCreateAPIKeyWithResponse(ctx context.Context, id TenantIDPath, params *OperatorCreateAPIKeyParams, body OperatorCreateAPIKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*OperatorCreateAPIKeyResponse, error)
+
+	// OperatorAdvanceTenantClockWithBodyWithResponse Advance a test tenant's clock
+	//
+	// Moves a test tenant's clock forward to `advance_to` and, before answering, runs what falls due on the way, in time order: each period's invoice at its end, the contract changes effective then, the overdue marks. The answer is the tenant with its new `test_clock`. A real tenant (on `tenant`) or a time not after the clock's (on `advance_to`) is 422 `validation_failed`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/operator/tenants/{id}/clock (the `OperatorAdvanceTenantClock` operationId).
+	OperatorAdvanceTenantClockWithBodyWithResponse(ctx context.Context, id TenantIDPath, params *OperatorAdvanceTenantClockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OperatorAdvanceTenantClockResponse, error)
+
+	// OperatorAdvanceTenantClockWithResponse Advance a test tenant's clock
+	//
+	// Moves a test tenant's clock forward to `advance_to` and, before answering, runs what falls due on the way, in time order: each period's invoice at its end, the contract changes effective then, the overdue marks. The answer is the tenant with its new `test_clock`. A real tenant (on `tenant`) or a time not after the clock's (on `advance_to`) is 422 `validation_failed`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/operator/tenants/{id}/clock (the `OperatorAdvanceTenantClock` operationId).
+	OperatorAdvanceTenantClockWithResponse(ctx context.Context, id TenantIDPath, params *OperatorAdvanceTenantClockParams, body OperatorAdvanceTenantClockJSONRequestBody, reqEditors ...RequestEditorFn) (*OperatorAdvanceTenantClockResponse, error)
 
 	// OperatorSetLimitWithBodyWithResponse Override a tenant's limit
 	//
@@ -5208,6 +5930,105 @@ func (r OperatorGetEventResponse) ContentType() string {
 	return ""
 }
 
+type OperatorListPlatformInvoicesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlatformInvoiceList
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r OperatorListPlatformInvoicesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OperatorListPlatformInvoicesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OperatorListPlatformInvoicesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OperatorMarkPlatformInvoicePaidResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlatformInvoice
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r OperatorMarkPlatformInvoicePaidResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OperatorMarkPlatformInvoicePaidResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OperatorMarkPlatformInvoicePaidResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OperatorVoidPlatformInvoiceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlatformInvoice
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r OperatorVoidPlatformInvoiceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OperatorVoidPlatformInvoiceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OperatorVoidPlatformInvoiceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type OperatorListPaymentEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5499,6 +6320,39 @@ func (r OperatorCreateAPIKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r OperatorCreateAPIKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OperatorAdvanceTenantClockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Tenant
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r OperatorAdvanceTenantClockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OperatorAdvanceTenantClockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OperatorAdvanceTenantClockResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6002,6 +6856,66 @@ func (c *ClientWithResponses) OperatorGetEventWithResponse(ctx context.Context, 
 	return ParseOperatorGetEventResponse(rsp)
 }
 
+// OperatorListPlatformInvoicesWithResponse List the platform's invoices across tenants
+//
+// The platform's invoices to every tenant, or to `tenant_id`, newest first, keyset-paginated, filtered by `status` and `period` (the month invoiced, `YYYY-MM`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/operator/invoices (the `OperatorListPlatformInvoices` operationId).
+func (c *ClientWithResponses) OperatorListPlatformInvoicesWithResponse(ctx context.Context, params *OperatorListPlatformInvoicesParams, reqEditors ...RequestEditorFn) (*OperatorListPlatformInvoicesResponse, error) {
+	rsp, err := c.OperatorListPlatformInvoices(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOperatorListPlatformInvoicesResponse(rsp)
+}
+
+// OperatorMarkPlatformInvoicePaidWithBodyWithResponse Mark a platform invoice paid
+//
+// Marks an open platform invoice of any tenant paid outside the payment provider (a wire, a cheque), with a `reference`; a tenant it kept past due gets its writes back at once. Records `platform_invoice.paid`. An invoice that is not open is 409 `conflict`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/operator/invoices/{id}/mark-paid (the `OperatorMarkPlatformInvoicePaid` operationId).
+func (c *ClientWithResponses) OperatorMarkPlatformInvoicePaidWithBodyWithResponse(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OperatorMarkPlatformInvoicePaidResponse, error) {
+	rsp, err := c.OperatorMarkPlatformInvoicePaidWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOperatorMarkPlatformInvoicePaidResponse(rsp)
+}
+
+// OperatorMarkPlatformInvoicePaidWithResponse Mark a platform invoice paid
+//
+// Marks an open platform invoice of any tenant paid outside the payment provider (a wire, a cheque), with a `reference`; a tenant it kept past due gets its writes back at once. Records `platform_invoice.paid`. An invoice that is not open is 409 `conflict`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/operator/invoices/{id}/mark-paid (the `OperatorMarkPlatformInvoicePaid` operationId).
+func (c *ClientWithResponses) OperatorMarkPlatformInvoicePaidWithResponse(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorMarkPlatformInvoicePaidParams, body OperatorMarkPlatformInvoicePaidJSONRequestBody, reqEditors ...RequestEditorFn) (*OperatorMarkPlatformInvoicePaidResponse, error) {
+	rsp, err := c.OperatorMarkPlatformInvoicePaid(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOperatorMarkPlatformInvoicePaidResponse(rsp)
+}
+
+// OperatorVoidPlatformInvoiceWithResponse Void a platform invoice
+//
+// Voids an open platform invoice of any tenant: nothing is owed on it any more, and a tenant it kept past due gets its writes back at once. Records `platform_invoice.voided`. An invoice that is not open is 409 `conflict`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/operator/invoices/{id}/void (the `OperatorVoidPlatformInvoice` operationId).
+func (c *ClientWithResponses) OperatorVoidPlatformInvoiceWithResponse(ctx context.Context, id PlatformInvoiceIDPath, params *OperatorVoidPlatformInvoiceParams, reqEditors ...RequestEditorFn) (*OperatorVoidPlatformInvoiceResponse, error) {
+	rsp, err := c.OperatorVoidPlatformInvoice(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOperatorVoidPlatformInvoiceResponse(rsp)
+}
+
 // OperatorListPaymentEventsWithResponse List payment events
 //
 // The payment provider's events the webhook recorded, with `outcome` (`unmatched` when absent: the events that could not be applied and wait for an operator), greatest id first, keyset-paginated.
@@ -6210,6 +7124,36 @@ func (c *ClientWithResponses) OperatorCreateAPIKeyWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseOperatorCreateAPIKeyResponse(rsp)
+}
+
+// OperatorAdvanceTenantClockWithBodyWithResponse Advance a test tenant's clock
+//
+// Moves a test tenant's clock forward to `advance_to` and, before answering, runs what falls due on the way, in time order: each period's invoice at its end, the contract changes effective then, the overdue marks. The answer is the tenant with its new `test_clock`. A real tenant (on `tenant`) or a time not after the clock's (on `advance_to`) is 422 `validation_failed`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/operator/tenants/{id}/clock (the `OperatorAdvanceTenantClock` operationId).
+func (c *ClientWithResponses) OperatorAdvanceTenantClockWithBodyWithResponse(ctx context.Context, id TenantIDPath, params *OperatorAdvanceTenantClockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OperatorAdvanceTenantClockResponse, error) {
+	rsp, err := c.OperatorAdvanceTenantClockWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOperatorAdvanceTenantClockResponse(rsp)
+}
+
+// OperatorAdvanceTenantClockWithResponse Advance a test tenant's clock
+//
+// Moves a test tenant's clock forward to `advance_to` and, before answering, runs what falls due on the way, in time order: each period's invoice at its end, the contract changes effective then, the overdue marks. The answer is the tenant with its new `test_clock`. A real tenant (on `tenant`) or a time not after the clock's (on `advance_to`) is 422 `validation_failed`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/operator/tenants/{id}/clock (the `OperatorAdvanceTenantClock` operationId).
+func (c *ClientWithResponses) OperatorAdvanceTenantClockWithResponse(ctx context.Context, id TenantIDPath, params *OperatorAdvanceTenantClockParams, body OperatorAdvanceTenantClockJSONRequestBody, reqEditors ...RequestEditorFn) (*OperatorAdvanceTenantClockResponse, error) {
+	rsp, err := c.OperatorAdvanceTenantClock(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOperatorAdvanceTenantClockResponse(rsp)
 }
 
 // OperatorSetLimitWithBodyWithResponse Override a tenant's limit
@@ -6650,6 +7594,93 @@ func ParseOperatorGetEventResponse(rsp *http.Response) (*OperatorGetEventRespons
 	return response, nil
 }
 
+// ParseOperatorListPlatformInvoicesResponse parses an HTTP response from a OperatorListPlatformInvoicesWithResponse call
+func ParseOperatorListPlatformInvoicesResponse(rsp *http.Response) (*OperatorListPlatformInvoicesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OperatorListPlatformInvoicesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlatformInvoiceList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseOperatorMarkPlatformInvoicePaidResponse parses an HTTP response from a OperatorMarkPlatformInvoicePaidWithResponse call
+func ParseOperatorMarkPlatformInvoicePaidResponse(rsp *http.Response) (*OperatorMarkPlatformInvoicePaidResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OperatorMarkPlatformInvoicePaidResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlatformInvoice
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseOperatorVoidPlatformInvoiceResponse parses an HTTP response from a OperatorVoidPlatformInvoiceWithResponse call
+func ParseOperatorVoidPlatformInvoiceResponse(rsp *http.Response) (*OperatorVoidPlatformInvoiceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OperatorVoidPlatformInvoiceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlatformInvoice
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
 // ParseOperatorListPaymentEventsResponse parses an HTTP response from a OperatorListPaymentEventsWithResponse call
 func ParseOperatorListPaymentEventsResponse(rsp *http.Response) (*OperatorListPaymentEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6901,6 +7932,35 @@ func ParseOperatorCreateAPIKeyResponse(rsp *http.Response) (*OperatorCreateAPIKe
 			return nil, err
 		}
 		response.JSON201 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseOperatorAdvanceTenantClockResponse parses an HTTP response from a OperatorAdvanceTenantClockWithResponse call
+func ParseOperatorAdvanceTenantClockResponse(rsp *http.Response) (*OperatorAdvanceTenantClockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OperatorAdvanceTenantClockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Tenant
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
