@@ -124,14 +124,22 @@ func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, 
 		m   tenancy.Membership
 		err error
 	)
+	test := false // a test tenant whose clock is still to be read
 	if ep.Module != "" || ep.State {
 		var st tenancy.EntitlementState
 		if m, st, err = a.cfg.Services.Entitlements.ResolveTenantState(ctx, p.Credential, r.Header.Get(tenantHeaderKey), ep.State); err != nil {
 			return ctx, err
 		}
-		ctx = tenancy.WithState(ctx, st)
+		ctx, test = tenancy.WithState(ctx, st), st.Test
 	} else if m, err = a.cfg.Services.Directory.ResolveTenant(ctx, p.Credential, r.Header.Get(tenantHeaderKey)); err != nil {
 		return ctx, err
+	}
+	if m.TestClock != nil {
+		ctx = tenancy.WithTestClock(ctx, *m.TestClock)
+	} else if test {
+		if ctx, err = a.withTestClock(ctx, m.TenantID); err != nil {
+			return ctx, err
+		}
 	}
 	f.tenantID = m.TenantID
 	ctx = withMembership(ctx, m)
@@ -144,13 +152,7 @@ func (a *API) resolveTenant(ctx context.Context, r *http.Request, p *Principal, 
 			return ctx, err
 		}
 	}
-	pastDue := a.checksPastDue(r, ep)
-	if ep.Group == GroupContracts || pastDue {
-		if ctx, err = a.withTestClock(ctx, m.TenantID); err != nil {
-			return ctx, err
-		}
-	}
-	if pastDue {
+	if a.checksPastDue(r, ep) {
 		due, err := a.cfg.Services.Contracts.PastDue(ctx, m.TenantID, *a.cfg.PastDueGrace)
 		if err != nil {
 			return ctx, err
@@ -171,12 +173,11 @@ func (a *API) checksPastDue(r *http.Request, ep Endpoint) bool {
 	return a.cfg.PastDueGrace != nil && a.cfg.Services.Contracts != nil && !ep.PastDueOK && !isSafeMethod(r.Method)
 }
 
-// withTestClock returns ctx carrying the tenant's clock when it is a test
-// tenant (tenancy.WithTestClock), so that what the contract service
-// stamps and computes for it (invoices, due dates, past due) follows its
-// clock, not the wall's. Only the contract service reads a test clock, so
-// only its endpoints and the past-due check pay for this read of the
-// tenant.
+// withTestClock returns ctx carrying the clock of a test tenant
+// (tenancy.WithTestClock), so that what the services stamp and compute
+// for it (invoices, tickets, due dates, past due) follows its clock, not
+// the wall's. The membership read brings the clock along; the state read
+// only says the tenant is a test tenant, and then this reads its clock.
 func (a *API) withTestClock(ctx context.Context, tenantID string) (context.Context, error) {
 	t, err := a.cfg.Services.Directory.Tenant(ctx, tenantID)
 	if err != nil {

@@ -181,6 +181,27 @@ func TestPlatformInvoices(t *testing.T) {
 			}
 		})
 
+		t.Run("StampsOnTheTestClock", func(t *testing.T) {
+			// What the other domains stamp for a test tenant follows its
+			// clock too: a ticket and an invoice created now carry it.
+			r := e.do(t, request{method: "POST", path: "/api/tickets", bearer: e.keyAll, header: alice,
+				body: `{"subject":"Down","description":"Everything is down","priority":"normal"}`})
+			if r.status != http.StatusCreated {
+				t.Fatalf("create ticket: %d %s", r.status, r.body)
+			}
+			if got := mustTime(t, r.json(t)["created_at"]); !got.Equal(second) {
+				t.Errorf("ticket created_at %s, want the test clock's %s", got, second)
+			}
+			r = e.do(t, request{method: "POST", path: "/api/v1/collections/invoices", bearer: e.keyAll, header: alice,
+				body: `{"customer":{"name":"Ada","email":"ada@example.com"},"currency":"USD","line_items":[{"description":"Work","quantity":1,"unit_amount":100}]}`})
+			if r.status != http.StatusCreated {
+				t.Fatalf("create invoice: %d %s", r.status, r.body)
+			}
+			if got := mustTime(t, r.json(t)["created_at"]); !got.Equal(second) {
+				t.Errorf("invoice created_at %s, want the test clock's %s", got, second)
+			}
+		})
+
 		t.Run("OperatorListFilters", func(t *testing.T) {
 			tests := []struct {
 				name  string

@@ -72,7 +72,7 @@ func (s *Directory) ResolveTenant(ctx context.Context, cred Credential, requeste
 	case 0:
 		return Membership{}, fmt.Errorf("tenancy: resolve tenant: %w", ErrNoTenant)
 	case 1:
-		return Membership{TenantID: ms[0].Tenant.ID, UserID: cred.UserID, Role: ms[0].Role}, nil
+		return Membership{TenantID: ms[0].Tenant.ID, UserID: cred.UserID, Role: ms[0].Role, TestClock: ms[0].Tenant.TestClock}, nil
 	default:
 		return Membership{}, fmt.Errorf("tenancy: resolve tenant: %w", ErrTenantNotSelected)
 	}

@@ -34,6 +34,8 @@ type EntitlementState struct {
 	// role; CreatedAt is not read), nil when the user is no member or no
 	// user was named.
 	Member *Membership
+	// Test says the tenant is a test tenant (its clock is not read here).
+	Test bool
 	// WebhookEndpoints is how many enabled webhook endpoints the tenant
 	// has (package outbound's, which its store counts on the tenant row).
 	WebhookEndpoints int

@@ -68,6 +68,10 @@ type Membership struct {
 	UserID    string    `json:"user_id"`
 	Role      Role      `json:"role"`
 	CreatedAt time.Time `json:"created_at"`
+	// TestClock is the tenant's clock when it is a test tenant and the
+	// store read it with the membership (Directory.ResolveTenant does);
+	// nil otherwise.
+	TestClock *time.Time `json:"-"`
 }
 
 // TenantMembership is a membership joined with its tenant, as listed for a

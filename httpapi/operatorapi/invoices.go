@@ -31,7 +31,7 @@ type PlatformBilling interface {
 	// AdvanceClock: *tenancy.InvalidError on "tenant" for a real tenant,
 	// on "advance_to" for a time not after the clock's;
 	// tenancy.ErrNotFound for an unknown tenant.
-	AdvanceClock(ctx context.Context, tenantID string, in contract.ClockInput, steps ...contract.Step) (time.Time, error)
+	AdvanceClock(ctx context.Context, tenantID string, in contract.ClockInput) (time.Time, error)
 }
 
 // listPlatformInvoices answers GET /api/operator/invoices: the platform's

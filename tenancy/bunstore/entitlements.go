@@ -103,7 +103,8 @@ func (s *Store) stateQuery(ctx context.Context, tenantID string, sq tenancy.Stat
 		Where("id = ?", tenantID).
 		UnionAll(part("module_toggles", "'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL")).
 		UnionAll(part("contract_add_ons", "'add_on', module, NULL, NULL")).
-		UnionAll(part("limit_overrides", "'limit', feature, lim, NULL"))
+		UnionAll(part("limit_overrides", "'limit', feature, lim, NULL")).
+		UnionAll(db.NewSelect().TableExpr("tenants").ColumnExpr("'test', '', NULL, NULL").Where("id = ?", tenantID).Where("test"))
 	if sq.Period != "" {
 		q = q.UnionAll(part("usage_counters", "'usage', feature, used, NULL").Where("period = ?", sq.Period)).
 			UnionAll(part("memberships", "'members', '', count(*), NULL"))
@@ -140,6 +141,8 @@ func (s *Store) EntitlementState(ctx context.Context, tenantID string, sq tenanc
 			if r.Extra != nil {
 				st.WebhookEndpoints = int(*r.Extra)
 			}
+		case "test":
+			st.Test = true
 		case "toggle":
 			st.Toggles[r.Name] = num != 0
 		case "add_on":
