@@ -257,6 +257,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.EventRetention < 0 {
 		return usageError("serve", "--event-retention %s: want 0 (keep forever) or a positive duration such as 2160h", cfg.EventRetention)
 	}
+	if cfg.PlatformGraceDays < -1 {
+		return usageError("serve", "--platform-grace-days %d: want -1 (off), 0 (past due from the due date) or more days", cfg.PlatformGraceDays)
+	}
 	if cfg.WebhookWorkers < 0 {
 		return usageError("serve", "--webhook-workers %d: want 0 (deliver nothing on this replica) or more", cfg.WebhookWorkers)
 	}

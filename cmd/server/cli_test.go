@@ -90,6 +90,7 @@ func TestCLIErrors(t *testing.T) {
 		{"ServeNegativeEventRetention", []string{"serve", "--addr", "127.0.0.1:0", "--event-retention", "-1h"}, codeUsage, "--event-retention"},
 		{"ServeNegativeWebhookWorkers", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-workers", "-1"}, codeUsage, "--webhook-workers"},
 		{"ServeShortWebhookRescue", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-rescue-after", "10s"}, codeUsage, "--webhook-rescue-after"},
+		{"ServeNegativeGrace", []string{"serve", "--addr", "127.0.0.1:0", "--platform-grace-days", "-2"}, codeUsage, "--platform-grace-days"},
 		{"ServeZeroWebhookRetryBase", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-retry-base", "0s"}, codeUsage, "--webhook-retry-base"},
 		{"ServeNegativeWebhookRetryBase", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-retry-base", "-1s"}, codeUsage, "--webhook-retry-base"},
 		{"ServeBadScheme", []string{"serve", "--addr", "127.0.0.1:0", "--webhook-secret", specSecret, "--webhook-scheme", "hmac"}, codeFailed, "webhook-scheme"},

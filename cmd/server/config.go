@@ -64,6 +64,10 @@ type config struct {
 	// WebhookRetryBase is the first delay of the deliveries' retry
 	// schedule, which doubles from it (outbound.Schedule).
 	WebhookRetryBase time.Duration
+	// PlatformGraceDays, when 0 or more, makes a tenant whose platform
+	// invoice is unpaid that many days past its due date past due: its
+	// writes answer 402. -1 (the default) leaves past due off.
+	PlatformGraceDays int
 }
 
 // Defaults for an unconfigured server: SQLite in the working directory,
@@ -140,6 +144,10 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	if err != nil {
 		return envError("EVENT_RETENTION", "a duration such as 2160h", err)
 	}
+	grace, err := strconv.Atoi(env("PLATFORM_GRACE_DAYS", "-1"))
+	if err != nil {
+		return envError("PLATFORM_GRACE_DAYS", "a whole number of days", err)
+	}
 	workers, err := strconv.Atoi(env("WEBHOOK_WORKERS", strconv.Itoa(riverqueue.DefaultWorkers)))
 	if err != nil {
 		return envError("WEBHOOK_WORKERS", "a whole number", err)
@@ -183,6 +191,7 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
 	fs.DurationVar(&c.SchedulerInterval, "scheduler-interval", interval, "how often the background jobs (contract changes due, invoice reminders and dunning, expired idempotency keys) run on this replica; 0 turns them off (TENANTKIT_SCHEDULER_INTERVAL)")
 	fs.DurationVar(&c.EventRetention, "event-retention", retention, "how long the audit trail's events are kept before the background jobs delete them, e.g. 2160h; 0 keeps them forever (TENANTKIT_EVENT_RETENTION)")
+	fs.IntVar(&c.PlatformGraceDays, "platform-grace-days", grace, "days after its due date that a tenant's unpaid platform invoice makes it past due: its writes answer 402 payment_required until it pays; -1 = off (TENANTKIT_PLATFORM_GRACE_DAYS)")
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", workers, "outbound webhook attempts this replica makes at once; 0 = it delivers none (TENANTKIT_WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.WebhookRescueAfter, "webhook-rescue-after", rescue, "how long a delivery whose replica died mid-attempt waits before another replica retries it; above the "+riverqueue.DefaultJobTimeout.String()+" job timeout of an attempt, which covers its 10s HTTP request (TENANTKIT_WEBHOOK_RESCUE_AFTER)")
 	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", retryBase, "first delay of the outbound webhook retry schedule, doubling after each failed attempt up to 12h, 16 retries (TENANTKIT_WEBHOOK_RETRY_BASE)")

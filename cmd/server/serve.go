@@ -160,6 +160,10 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 			apiCfg.JWT.Secret = sessionSecret
 		}
 	}
+	if cfg.PlatformGraceDays >= 0 {
+		grace := time.Duration(cfg.PlatformGraceDays) * 24 * time.Hour
+		apiCfg.PastDueGrace = &grace
+	}
 	apiCfg.MaxBodyBytes = cfg.MaxBodyBytes
 	apiCfg.TrustedProxies = cfg.TrustedProxies
 	apiCfg.Metrics = a.metrics
