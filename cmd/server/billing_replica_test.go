@@ -18,10 +18,12 @@ import (
 // invoice per period ended, and the numbers run 1, 2, 3, … without a gap or
 // a repeat. With --platform-grace-days 0, a tenant whose invoice is past
 // its due date is refused writes on either replica (402) until the
-// operator marks it paid.
+// operator marks it paid; the payment provider's redeliveries of one
+// payment, racing on both replicas, pay a platform invoice once.
 func TestBillingAcrossReplicas(t *testing.T) {
 	dbURL := dbtest.PostgresURL(t)
-	args := []string{"--database-url", dbURL, "--webhook-secret", newWebhookSecret(),
+	secret := newWebhookSecret()
+	args := []string{"--database-url", dbURL, "--webhook-secret", secret,
 		"--scheduler-interval", "50ms", "--platform-grace-days", "0", "--rate-limit", "100000", "--rate-burst", "100000"}
 	replicas := []*serverProc{launchServerProc(t, freeAddr(t), args...), launchServerProc(t, freeAddr(t), args...)}
 	for _, r := range replicas {
@@ -135,6 +137,42 @@ func TestBillingAcrossReplicas(t *testing.T) {
 			if res := mustCallAPI(t, "POST", r.URL()+"/api/tickets", bearer(key), ticket); res.Status != http.StatusCreated {
 				t.Fatalf("replica %d, write once paid: %d %v, want 201", i, res.Status, res.Body)
 			}
+		}
+	})
+
+	t.Run("ProviderPaysOnce", func(t *testing.T) {
+		id := ids[1]
+		open := mustCallAPI(t, "GET", replicas[0].URL()+"/api/operator/invoices?status=open&tenant_id="+id, op, "")
+		data, _ := open.Body["data"].([]any)
+		if len(data) != periods {
+			t.Fatalf("tenant %s: %d open invoices, want %d", id, len(data), periods)
+		}
+		inv := data[0].(map[string]any)
+		pin, total := inv["id"].(string), int64(inv["total"].(float64))
+		eventID := "evt_pin_" + pin
+		event := paymentEvent(eventID, pin, total)
+		headers := mustSignEvent(t, secret, eventID, event)
+		results := make([]apiResult, 6)
+		errs := make([]error, len(results))
+		together(len(results), func(i int) {
+			results[i], errs[i] = callAPI(t.Context(), "POST", replicas[i%2].URL()+"/api/webhooks/payment-provider", headers, event)
+		})
+		firsts := 0
+		for i, res := range results {
+			if errs[i] != nil || res.Status != http.StatusOK || res.Body["outcome"] != "applied" {
+				t.Fatalf("delivery %d: %v %d %v, want 200 applied", i, errs[i], res.Status, res.Body)
+			}
+			if res.Body["duplicate"] == false {
+				firsts++
+			}
+		}
+		if firsts != 1 {
+			t.Errorf("%d deliveries answered duplicate=false, want exactly 1", firsts)
+		}
+		paid := mustCallAPI(t, "GET", replicas[1].URL()+"/api/operator/invoices?status=paid&tenant_id="+id, op, "")
+		got, _ := paid.Body["data"].([]any)
+		if len(got) != 1 || got[0].(map[string]any)["id"] != pin || got[0].(map[string]any)["amount_paid"] != float64(total) {
+			t.Fatalf("paid invoices of %s: %v, want %s paid %d once", id, paid.Body, pin, total)
 		}
 	})
 }
