@@ -11,6 +11,7 @@ import (
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -103,6 +104,15 @@ func TestTestClock(t *testing.T) {
 		for _, p := range pins {
 			if !p.CreatedAt.Equal(p.PeriodEnd) {
 				t.Errorf("platform invoice %s created at %s, want its period's end %s on the test clock", p.ID, p.CreatedAt, p.PeriodEnd)
+			}
+		}
+		evs, _, err := app.Events.List(ctx, test.ID, event.Filter{Type: event.PlatformInvoiceCreated, Limit: 100})
+		if err != nil || len(evs) != months {
+			t.Fatalf("platform_invoice.created events: %d, %v; want %d", len(evs), err, months)
+		}
+		for _, ev := range evs {
+			if ev.CreatedAt.After(later) || ev.CreatedAt.Before(start) {
+				t.Errorf("event %s stamped %s, want a time on the test clock, between %s and %s", ev.ID, ev.CreatedAt, start, later)
 			}
 		}
 

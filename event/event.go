@@ -231,7 +231,9 @@ func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, reso
 	if err != nil {
 		return fmt.Errorf("event: record %s: %w", typ, err)
 	}
-	at := r.now().UTC().Truncate(time.Microsecond)
+	// A test tenant's events carry its clock, as everything else it
+	// stamps (tenancy.WithTestClock).
+	at := tenancy.Now(ctx, r.now).UTC().Truncate(time.Microsecond)
 	e := Event{
 		ID: id.At(id.Event, at), Type: typ, TenantID: tenantID,
 		Resource:  Resource{Type: resourceType, ID: resourceID},
