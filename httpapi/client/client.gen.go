@@ -1634,6 +1634,9 @@ type Plan struct {
 	// Overage Metered feature → unit price of usage beyond the plan's limit.
 	Overage *map[string]int64 `json:"overage,omitempty"`
 
+	// PaymentTermsDays Days after a billing period's end that the platform's invoice to a tenant on this plan is due; absent means 14.
+	PaymentTermsDays *int `json:"payment_terms_days,omitempty"`
+
 	// SeatPrice Per member beyond `included_seats`, every interval.
 	SeatPrice int64 `json:"seat_price"`
 }

@@ -74,7 +74,7 @@ func (s *Service) AdvanceClock(ctx context.Context, tenantID string, in ClockInp
 	return to, nil
 }
 
-// checkClock checks the body's tags.
+// checkClock refuses a body without advance_to, saying what it wants.
 func checkClock(in ClockInput) error {
 	if in.AdvanceTo.IsZero() {
 		return invalid("advance_to", "is required: an RFC 3339 time after the clock's")
