@@ -13,7 +13,7 @@ func TestPostgresHostLinksNoSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	pkgs := []string{".", "./billing/...", "./catalog/...", "./event/...", "./field/...", "./httpapi/...",
+	pkgs := []string{".", "./billing/...", "./catalog/...", "./event/...", "./field/...", "./httpapi/...", "./invoicepdf/...",
 		"./portal/...", "./support/...", "./tenancy/...", "./webhook/..."}
 	out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
 	if err != nil {

@@ -18,6 +18,14 @@ type options struct {
 	outbound     []outbound.Option
 	deliveries   riverqueue.Options
 	tracer       trace.TracerProvider
+	platformName string
+}
+
+// WithPlatformName is the platform's name, printed as the issuer of its
+// invoices to the tenants (their PDFs, App.InvoicePDF): your company's
+// name. By default invoicepdf.DefaultPlatformName.
+func WithPlatformName(name string) Option {
+	return func(o *options) { o.platformName = name }
 }
 
 // WithSecretKey is the server key (outbound.KeyBytes = 32 bytes) that

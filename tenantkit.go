@@ -19,6 +19,7 @@ import (
 	idempotencystore "github.com/tenantkit/tenantkit/httpapi/bunstore"
 	"github.com/tenantkit/tenantkit/httpapi/operatorapi"
 	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/invoicepdf"
 	"github.com/tenantkit/tenantkit/portal"
 	portalstore "github.com/tenantkit/tenantkit/portal/bunstore"
 	"github.com/tenantkit/tenantkit/support"
@@ -103,6 +104,11 @@ type App struct {
 	// on every replica that should deliver, Stop it before closing the
 	// database. Tune it with WithDeliveries.
 	Deliveries *riverqueue.Queue
+	// InvoicePDF draws the invoices' PDFs that HTTPConfig serves (GET
+	// /api/v1/collections/invoices/{id}/pdf, GET /api/invoices/{id}/pdf).
+	// New sets one issuing platform invoices in the name WithPlatformName
+	// gives; replace it, or the Config's InvoicePDF, to draw them your way.
+	InvoicePDF *invoicepdf.Renderer
 	// EventRetention is how long events are kept: the Scheduler deletes
 	// older ones (JobEventsPrune). 0 keeps them forever. New sets
 	// DefaultEventRetention; change it before the Scheduler runs.
@@ -152,6 +158,7 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 		SignInLinks:    portal.NewLinks(portalstore.New(db), ten.Directory, portal.WithLinkEvents(rec, tx)),
 		Events:         event.NewLog(events),
 		EventRetention: DefaultEventRetention,
+		InvoicePDF:     invoicepdf.New(invoicepdf.WithPlatformName(o.platformName)),
 		db:             db,
 		idempotency:    idempotencystore.New(db),
 		tracer:         o.tracerProvider(),
@@ -221,9 +228,20 @@ func (a *App) HTTPConfig() httpapi.Config {
 			Idempotency:   a.idempotency,
 			Ready:         a.Ready,
 		},
-		Endpoints: operatorapi.Endpoints(a.operatorServices()),
-		Tracer:    a.tracer,
+		InvoicePDF: a.invoicePDF(),
+		Endpoints:  operatorapi.Endpoints(a.operatorServices()),
+		Tracer:     a.tracer,
 	}
+}
+
+// invoicePDF is the renderer HTTPConfig serves: none (the PDF endpoints
+// answer 501) when InvoicePDF was set to nil, rather than a nil pointer
+// the API would call.
+func (a *App) invoicePDF() httpapi.InvoicePDF {
+	if a.InvoicePDF == nil {
+		return nil
+	}
+	return a.InvoicePDF
 }
 
 // operatorServices are the services of the operator API that HTTPConfig

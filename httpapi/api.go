@@ -50,6 +50,12 @@ type Config struct {
 	// limited and checked as the API's own.
 	Endpoints []Endpoint
 
+	// InvoicePDF draws the invoices served as PDF documents at GET
+	// /api/v1/collections/invoices/{id}/pdf and GET /api/invoices/{id}/pdf
+	// (an *invoicepdf.Renderer, which App.HTTPConfig sets); a host may
+	// pass its own, for its letterhead or fonts. Nil leaves both 501.
+	InvoicePDF InvoicePDF
+
 	// Authenticator decides who is calling. Nil means the built-in chain:
 	// API keys, operator keys (with Services.OperatorKeys), then (when JWT
 	// is configured) JWT bearer tokens and the session cookie. A chain of

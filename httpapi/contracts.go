@@ -55,6 +55,8 @@ func (a *API) contractEndpoints() []Endpoint {
 			Permission: tenancy.PermBillingRead, Query: ListQuery("status"), Handle: With(a.cfg.Services.Contracts, a.listPlatformInvoices)},
 		{Method: "GET", Path: "/api/invoices/{id}", Group: GroupContracts, Tenant: true,
 			Permission: tenancy.PermBillingRead, Handle: With(a.cfg.Services.Contracts, a.getPlatformInvoice)},
+		{Method: "GET", Path: "/api/invoices/{id}/pdf", Group: GroupContracts, Tenant: true,
+			Permission: tenancy.PermBillingRead, Handle: With(a.cfg.Services.Contracts, With(a.cfg.InvoicePDF, a.platformInvoicePDF))},
 	}
 }
 

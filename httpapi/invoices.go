@@ -72,6 +72,8 @@ func (a *API) invoiceEndpoints() []Endpoint {
 			Handle: With(a.cfg.Services.Billing, a.createInvoice)},
 		{Method: "GET", Path: "/api/v1/collections/invoices/{id}", Group: GroupCollections,
 			Tenant: true, Permission: tenancy.PermInvoicesRead, Handle: With(a.cfg.Services.Billing, a.getInvoice)},
+		{Method: "GET", Path: "/api/v1/collections/invoices/{id}/pdf", Group: GroupCollections,
+			Tenant: true, Permission: tenancy.PermInvoicesRead, Handle: With(a.cfg.Services.Billing, With(a.cfg.InvoicePDF, a.collectionsInvoicePDF))},
 		{Method: "PATCH", Path: "/api/v1/collections/invoices/{id}", Group: GroupCollections,
 			Tenant: true, Permission: tenancy.PermInvoicesWrite, Module: catalog.ModuleInvoices, Handle: With(a.cfg.Services.Billing, a.updateInvoice)},
 		{Method: "DELETE", Path: "/api/v1/collections/invoices/{id}", Group: GroupCollections,

@@ -82,7 +82,9 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 }
 
 // checkOpenAPIResponse checks what every response of the API shares: the
-// X-Request-ID header, problem+json for errors and JSON for the rest.
+// X-Request-ID header, problem+json for errors and JSON for the rest, but
+// for the documents served as they are (binaryMediaTypes): a success
+// that is one of them has exactly that content, a binary string.
 func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response) {
 	t.Helper()
 	if h := r.Headers["X-Request-ID"]; h == nil || !h.Value.Required {
@@ -99,6 +101,15 @@ func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response)
 	if status >= 400 || (status == 0 && r.Content.Get("application/problem+json") != nil) {
 		want = "application/problem+json"
 	}
+	for _, media := range binaryMediaTypes {
+		if status >= 200 && status < 300 && r.Content[media] != nil {
+			if s := r.Content[media].Schema; len(r.Content) != 1 || s == nil || s.Value == nil ||
+				!s.Value.Type.Is(openapi3.TypeString) || s.Value.Format != "binary" {
+				t.Errorf("%s: want exactly %s content, a string of format binary", name, media)
+			}
+			return
+		}
+	}
 	if len(r.Content) != 1 || r.Content[want] == nil || r.Content[want].Schema == nil {
 		t.Errorf("%s: want exactly %s content with a schema", name, want)
 		return
@@ -107,6 +118,10 @@ func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response)
 		checkProblemResponse(t, name, r)
 	}
 }
+
+// binaryMediaTypes are the media types of the API's successes that are
+// not JSON: the invoices' PDFs.
+var binaryMediaTypes = []string{"application/pdf"}
 
 // checkProblemResponse checks an error response: its body is the one
 // shared Problem schema, not a copy or a narrowing of it, and the codes it

@@ -31,6 +31,12 @@ import (
 // undocumented status, a missing header, the wrong content type, a body
 // that breaks its schema) fails the test that saw it.
 
+// A PDF answer is checked by its status, headers and content type; its
+// body is bytes for the document's purposes (a binary string).
+func init() {
+	openapi3filter.RegisterBodyDecoder("application/pdf", openapi3filter.FileBodyDecoder)
+}
+
 // openAPI is the parsed document and a router over its operations.
 type openAPI struct {
 	doc    *openapi3.T
