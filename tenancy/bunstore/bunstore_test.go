@@ -62,3 +62,31 @@ func TestContractStore(t *testing.T) {
 		})
 	}, bunstore.Migrations())
 }
+
+// TestBillingStore runs the contract.PeriodStore and contract.InvoiceStore
+// conformance suite on SQLite and Postgres, one database per dialect,
+// with the platform invoices and their numbering emptied and
+// tenancytest.TenantUnbilled's mark unset before each case (the numbers,
+// the operators' list and the overdue run span tenants).
+func TestBillingStore(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := bunstore.New(db)
+		unbilled := tenancy.Tenant{ID: tenancytest.TenantUnbilled, Slug: "tenant-unbilled", Name: "Tenant from before billing",
+			PlanID: catalog.PlanFree, Seats: 2, CreatedAt: time.Now().UTC()}
+		if err := s.CreateTenant(ctx, unbilled); err != nil {
+			t.Fatalf("create tenant: %v", err)
+		}
+		tenancytest.RunBilling(t, func(t *testing.T) tenancytest.Backend {
+			for _, table := range []string{"platform_invoices", "platform_invoice_numbers"} {
+				if _, err := database.AcrossTenants(db.NewDelete()).TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
+					t.Fatalf("empty %s: %v", table, err)
+				}
+			}
+			if _, err := db.NewUpdate().Table("tenants").Set("billed_through = NULL").Where("id = ?", tenancytest.TenantUnbilled).Exec(ctx); err != nil {
+				t.Fatalf("unset the billed-through mark: %v", err)
+			}
+			return tenancytest.Backend{DirectoryStore: s, Periods: s, Invoices: s, Tx: database.NewTransactor(db)}
+		})
+	}, bunstore.Migrations())
+}

@@ -2,10 +2,11 @@
 // interfaces, one suite function per interface: RunDirectory (for
 // tenancy.DirectoryStore), RunMembers, RunIndex, RunKeys,
 // RunEntitlements, RunModules, RunNotifications, RunContracts (for
-// contract.Store), RunOperatorKeys (for operator.KeyStore) and
-// RunSessions. Every
-// implementation runs them against a real backend, so that the services
-// can rely on what the interfaces document, whatever sits behind them:
+// contract.Store), RunBilling (for contract.PeriodStore and
+// contract.InvoiceStore), RunOperatorKeys (for operator.KeyStore) and
+// RunSessions. Every implementation runs them against a real backend, so
+// that the services can rely on what the interfaces document, whatever
+// sits behind them:
 //
 //	func TestMyStore(t *testing.T) {
 //		newBackend := func(t *testing.T) tenancytest.Backend { return newMyBackend(t) }
@@ -47,6 +48,11 @@ type Backend struct {
 	// Contracts keeps contract terms and change requests; RunContracts
 	// checks it, and EntitlementState reads the add-ons it writes.
 	Contracts contract.Store
+	// Periods keeps each tenant's billed-through mark, its periods'
+	// records and a test tenant's clock; RunBilling checks it.
+	Periods contract.PeriodStore
+	// Invoices keeps the platform invoices; RunBilling checks it.
+	Invoices contract.InvoiceStore
 	// OperatorKeys keeps operator API keys; RunOperatorKeys checks it.
 	OperatorKeys operator.KeyStore
 	// Tx runs the transactions the stores must join.
@@ -62,7 +68,7 @@ type subtest struct {
 // run runs the cases, each on a backend of its own from newBackend. The
 // backends may share one database, because the suites key all their data
 // uniquely (fresh ids, slugs and emails) and never count rows beyond the
-// tenants they created; RunContracts asks for more.
+// tenants they created; RunContracts and RunBilling ask for more.
 func run(t *testing.T, newBackend func(t *testing.T) Backend, tests []subtest) {
 	t.Helper()
 	for _, tc := range tests {
