@@ -103,6 +103,9 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	if tp != nil {
 		opts = append(opts, tenantkit.WithTracerProvider(tp))
 	}
+	if cfg.PlatformName != "" {
+		opts = append(opts, tenantkit.WithPlatformName(cfg.PlatformName))
+	}
 	opts = append(opts, tenantkit.WithDeliveries(riverqueue.Options{
 		Workers:     cfg.WebhookWorkers, // 0: serve does not start the queue; New takes its default
 		RescueAfter: cfg.WebhookRescueAfter,

@@ -68,6 +68,9 @@ type config struct {
 	// invoice is unpaid that many days past its due date past due: its
 	// writes answer 402. -1 (the default) leaves past due off.
 	PlatformGraceDays int
+	// PlatformName is the issuer printed on the platform's invoices to
+	// its tenants; empty for invoicepdf.DefaultPlatformName.
+	PlatformName string
 }
 
 // Defaults for an unconfigured server: SQLite in the working directory,
@@ -189,8 +192,9 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	}
 	fs.BoolVar(&c.Portal, "portal", portal, "serve the tenant portal at /portal/ (TENANTKIT_PORTAL)")
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending migrations at start (TENANTKIT_MIGRATE)")
-	fs.DurationVar(&c.SchedulerInterval, "scheduler-interval", interval, "how often the background jobs (contract changes due, invoice reminders and dunning, expired idempotency keys) run on this replica; 0 turns them off (TENANTKIT_SCHEDULER_INTERVAL)")
+	fs.DurationVar(&c.SchedulerInterval, "scheduler-interval", interval, "how often the background jobs (the platform billing run, contract changes due, invoice reminders and dunning, expired idempotency keys) run on this replica; 0 turns them off (TENANTKIT_SCHEDULER_INTERVAL)")
 	fs.DurationVar(&c.EventRetention, "event-retention", retention, "how long the audit trail's events are kept before the background jobs delete them, e.g. 2160h; 0 keeps them forever (TENANTKIT_EVENT_RETENTION)")
+	fs.StringVar(&c.PlatformName, "platform-name", env("PLATFORM_NAME", ""), "your company's name, printed as the issuer of the platform's invoices to its tenants (their PDFs); empty: \"tenantkit\" (TENANTKIT_PLATFORM_NAME)")
 	fs.IntVar(&c.PlatformGraceDays, "platform-grace-days", grace, "days after its due date that a tenant's unpaid platform invoice makes it past due: its writes answer 402 payment_required until it pays; -1 = off (TENANTKIT_PLATFORM_GRACE_DAYS)")
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", workers, "outbound webhook attempts this replica makes at once; 0 = it delivers none (TENANTKIT_WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.WebhookRescueAfter, "webhook-rescue-after", rescue, "how long a delivery whose replica died mid-attempt waits before another replica retries it; above the "+riverqueue.DefaultJobTimeout.String()+" job timeout of an attempt, which covers its 10s HTTP request (TENANTKIT_WEBHOOK_RESCUE_AFTER)")
