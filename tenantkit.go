@@ -103,6 +103,9 @@ type App struct {
 	// on every replica that should deliver, Stop it before closing the
 	// database. Tune it with WithDeliveries.
 	Deliveries *riverqueue.Queue
+	// Hosted issues and resolves the hosted invoice pages' tokens
+	// (/pay/{token}); nil without WithSecretKey, which derives them.
+	Hosted *billing.Hosted
 	// EventRetention is how long events are kept: the Scheduler deletes
 	// older ones (JobEventsPrune). 0 keeps them forever. New sets
 	// DefaultEventRetention; change it before the Scheduler runs.
@@ -166,6 +169,11 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 		return nil, err
 	}
 	a.Outbound = ob
+	if o.secretKey != nil {
+		if a.Hosted, err = billing.NewHosted(invoices, bil, o.secretKey); err != nil {
+			return nil, fmt.Errorf("tenantkit: %w", err)
+		}
+	}
 	a.Desk = support.NewDesk(a.Support, tickets)
 	a.Settlement = webhook.NewSettlement(a.Webhooks, inbox)
 	a.schedule()
@@ -201,7 +209,7 @@ func newOutbound(db *bun.DB, tx Transactor, rec *event.Recorder, notes outbound.
 // settings, a WebhookVerifier for the payment webhook, a rate limiter, a
 // logger, limits.
 func (a *App) HTTPConfig() httpapi.Config {
-	return httpapi.Config{
+	cfg := httpapi.Config{
 		Services: httpapi.Services{
 			Directory:     a.Tenancy.Directory,
 			Keys:          a.Tenancy.Keys,
@@ -219,11 +227,16 @@ func (a *App) HTTPConfig() httpapi.Config {
 			Outbound:      a.Outbound,
 			Webhooks:      a.Webhooks,
 			Idempotency:   a.idempotency,
+			Settings:      a.Tenancy.Settings,
 			Ready:         a.Ready,
 		},
 		Endpoints: operatorapi.Endpoints(a.operatorServices()),
 		Tracer:    a.tracer,
 	}
+	if a.Hosted != nil { // a nil *billing.Hosted would be a non-nil interface
+		cfg.Services.Hosted = a.Hosted
+	}
+	return cfg
 }
 
 // operatorServices are the services of the operator API that HTTPConfig

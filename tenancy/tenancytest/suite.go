@@ -2,8 +2,8 @@
 // interfaces, one suite function per interface: RunDirectory (for
 // tenancy.DirectoryStore), RunMembers, RunIndex, RunKeys,
 // RunEntitlements, RunModules, RunNotifications, RunContracts (for
-// contract.Store), RunOperatorKeys (for operator.KeyStore) and
-// RunSessions. Every
+// contract.Store), RunOperatorKeys (for operator.KeyStore), RunSessions
+// and RunSettings. Every
 // implementation runs them against a real backend, so that the services
 // can rely on what the interfaces document, whatever sits behind them:
 //
@@ -44,6 +44,7 @@ type Backend struct {
 	tenancy.ModuleStore
 	tenancy.NotificationStore
 	tenancy.SessionStore
+	tenancy.SettingsStore
 	// Contracts keeps contract terms and change requests; RunContracts
 	// checks it, and EntitlementState reads the add-ons it writes.
 	Contracts contract.Store
