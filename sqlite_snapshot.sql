@@ -89,6 +89,15 @@ CREATE TABLE invoice_collection_steps (
     FOREIGN KEY (tenant_id, invoice_id) REFERENCES invoices (tenant_id, id) ON DELETE CASCADE
 );
 
+CREATE TABLE invoice_hosted_tokens (
+    tenant_id  TEXT NOT NULL,
+    invoice_id TEXT NOT NULL,
+    version    INTEGER NOT NULL CHECK (version >= 1),
+    token_hash TEXT NOT NULL UNIQUE,
+    PRIMARY KEY (tenant_id, invoice_id),
+    FOREIGN KEY (tenant_id, invoice_id) REFERENCES invoices (tenant_id, id) ON DELETE CASCADE
+);
+
 CREATE TABLE invoice_payments (
     tenant_id   TEXT NOT NULL REFERENCES tenants (id),
     id          TEXT NOT NULL,
@@ -302,6 +311,15 @@ CREATE TABLE tenant_selections (
     user_id    TEXT NOT NULL REFERENCES users (id),
     tenant_id  TEXT NOT NULL REFERENCES tenants (id),
     updated_at TIMESTAMP NOT NULL
+);
+
+CREATE TABLE tenant_settings (
+    tenant_id                  TEXT PRIMARY KEY REFERENCES tenants (id),
+    payment_link_template      TEXT,
+    invoice_footer             TEXT,
+    reply_to_email             TEXT,
+    default_payment_terms_days INTEGER,
+    updated_at                 TIMESTAMP NOT NULL
 );
 
 CREATE TABLE tenantkit_migration_locks ("id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "table_name" VARCHAR, UNIQUE ("table_name"));
@@ -574,4 +592,6 @@ INSERT INTO "tenantkit_migrations" ("id", "name", "group_id") VALUES
 (21, '20261127000800', 1),
 (22, '20261128000100', 1),
 (23, '20261128000800', 1),
-(24, '20261129000100', 1);
+(24, '20261129000100', 1),
+(25, '20261129000300', 1),
+(26, '20261129000310', 1);

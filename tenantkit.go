@@ -109,6 +109,9 @@ type App struct {
 	// New sets one issuing platform invoices in the name WithPlatformName
 	// gives; replace it, or the Config's InvoicePDF, to draw them your way.
 	InvoicePDF *invoicepdf.Renderer
+	// Hosted issues and resolves the hosted invoice pages' tokens
+	// (/pay/{token}); nil without WithSecretKey, which derives them.
+	Hosted *billing.Hosted
 	// EventRetention is how long events are kept: the Scheduler deletes
 	// older ones (JobEventsPrune). 0 keeps them forever. New sets
 	// DefaultEventRetention; change it before the Scheduler runs.
@@ -173,6 +176,11 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 		return nil, err
 	}
 	a.Outbound = ob
+	if o.secretKey != nil {
+		if a.Hosted, err = billing.NewHosted(invoices, bil, o.secretKey); err != nil {
+			return nil, fmt.Errorf("tenantkit: %w", err)
+		}
+	}
 	a.Desk = support.NewDesk(a.Support, tickets)
 	a.Settlement = webhook.NewSettlement(a.Webhooks, inbox)
 	a.schedule()
@@ -208,7 +216,7 @@ func newOutbound(db *bun.DB, tx Transactor, rec *event.Recorder, notes outbound.
 // settings, a WebhookVerifier for the payment webhook, a rate limiter, a
 // logger, limits.
 func (a *App) HTTPConfig() httpapi.Config {
-	return httpapi.Config{
+	cfg := httpapi.Config{
 		Services: httpapi.Services{
 			Directory:     a.Tenancy.Directory,
 			Keys:          a.Tenancy.Keys,
@@ -226,12 +234,17 @@ func (a *App) HTTPConfig() httpapi.Config {
 			Outbound:      a.Outbound,
 			Webhooks:      a.Webhooks,
 			Idempotency:   a.idempotency,
+			Settings:      a.Tenancy.Settings,
 			Ready:         a.Ready,
 		},
 		InvoicePDF: a.invoicePDF(),
 		Endpoints:  operatorapi.Endpoints(a.operatorServices()),
 		Tracer:     a.tracer,
 	}
+	if a.Hosted != nil { // a nil *billing.Hosted would be a non-nil interface
+		cfg.Services.Hosted = a.Hosted
+	}
+	return cfg
 }
 
 // invoicePDF is the renderer HTTPConfig serves: none (the PDF endpoints

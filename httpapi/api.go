@@ -72,6 +72,15 @@ type Config struct {
 	// RateLimiter limits requests per credential (per client IP on public
 	// endpoints). Nil means an in-memory limiter at 50 req/s, burst 100.
 	RateLimiter RateLimiter
+	// HostedRateLimiter limits the hosted invoice pages (GET /pay/{token})
+	// per client IP, a budget apart from RateLimiter's: a page is for
+	// people, and guessing tokens must stay slow. Nil means an in-memory
+	// limiter at 1 req/s, burst 20; beyond it the page answers 429.
+	HostedRateLimiter RateLimiter
+	// PublicURL is the server's public base URL ("https://billing.example.com"),
+	// where the hosted invoice pages are: an invoice's hosted_url is
+	// PublicURL + "/pay/" + its token. Empty leaves hosted_url out.
+	PublicURL string
 	// PastDueGrace turns on past-due enforcement: a tenant with a
 	// platform invoice still open this long after its due date
 	// (Contracts.PastDue) gets 402 payment_required on every write
@@ -161,6 +170,13 @@ type Services struct {
 	// Idempotency stores Idempotency-Key outcomes; nil disables the header
 	// (requests are then processed every time).
 	Idempotency IdempotencyStore
+	// Settings serves the tenant's settings at /api/tenant/settings (a
+	// *tenancy.TenantSettings); the hosted page reads its payment link
+	// and footer.
+	Settings TenantSettings
+	// Hosted serves the hosted invoice pages and their URLs (a
+	// *billing.Hosted).
+	Hosted HostedInvoices
 	// Ready reports whether the service can take traffic (database
 	// reachable, migrations applied); nil means always ready.
 	Ready func(ctx context.Context) error
@@ -168,13 +184,15 @@ type Services struct {
 
 // API serves tenantkit's endpoints.
 type API struct {
-	cfg      Config
-	auth     Authenticator
-	csrf     *csrfTokens
-	limiter  RateLimiter
-	clientIP *clientIPResolver
-	metrics  *metrics
-	routes   []Route
+	cfg     Config
+	auth    Authenticator
+	csrf    *csrfTokens
+	limiter RateLimiter
+	// hostedLimiter is the hosted pages' own budget.
+	hostedLimiter RateLimiter
+	clientIP      *clientIPResolver
+	metrics       *metrics
+	routes        []Route
 	// fallbacks answers what no route takes (Unmatched).
 	fallbacks http.Handler
 }
@@ -221,6 +239,9 @@ func New(ctx context.Context, cfg Config) (*API, error) {
 	}
 	if a.limiter == nil {
 		a.limiter = NewMemoryRateLimiter(50, 100)
+	}
+	if a.hostedLimiter = cfg.HostedRateLimiter; a.hostedLimiter == nil {
+		a.hostedLimiter = NewMemoryRateLimiter(1, 20)
 	}
 	var err error
 	if a.clientIP, err = newClientIPResolver(cfg.TrustedProxies); err != nil {

@@ -47,6 +47,9 @@ func (a *API) chain(ep Endpoint) http.Handler {
 		}
 		if ep.Public {
 			r = limit.bound(w, r)
+			if ep.OwnRateLimit {
+				return handle(w, r)
+			}
 			if err := a.rateLimit(w, r, "ip:"+a.clientIP.ip(r)); err != nil {
 				return err
 			}

@@ -33,6 +33,7 @@ var requestBodies = map[string]any{
 	"receivePaymentEvent":      webhook.Envelope{},
 	"createWebhookEndpoint":    outbound.CreateEndpointInput{},
 	"updateWebhookEndpoint":    outbound.UpdateEndpointInput{},
+	"updateTenantSettings":     patchOf{tenancy.SettingsValues{}, nil},
 }
 
 // patchOf stands for a JSON merge patch whose members follow the tags of

@@ -24,6 +24,10 @@ import (
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
+// hostedBase is the test API's public URL: hosted_url starts with it,
+// and a test requests the path after it (hostedPath).
+const hostedBase = "https://billing.test"
+
 // jwtSecret signs the test JWTs (HS256).
 var jwtSecret = []byte("test-secret-test-secret-test-secret!")
 
@@ -58,6 +62,8 @@ func newAPI(t testing.TB, e *env) *httpapi.API {
 	cfg.WebhookVerifier = newWebhookVerifier(t)
 	cfg.Logger = zerolog.Nop()
 	cfg.RateLimiter = httpapi.NewMemoryRateLimiter(1000, 1000)
+	cfg.HostedRateLimiter = httpapi.NewMemoryRateLimiter(1000, 1000)
+	cfg.PublicURL = hostedBase
 	if e.mutate != nil {
 		e.mutate(&cfg)
 	}

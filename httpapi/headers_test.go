@@ -130,6 +130,13 @@ func TestResponseHeaders(t *testing.T) {
 				req: request{method: "POST", path: "/api/webhook-endpoints/wep_" + missingID[1:] + "/deliveries/whd_" + missingID[1:] + "/retry", bearer: e.keyAll, header: acme}},
 			"POST /api/webhook-endpoints/deliveries/{delivery_id}/retry": {wantStatus: 404,
 				req: request{method: "POST", path: "/api/webhook-endpoints/deliveries/whd_" + missingID[1:] + "/retry", bearer: e.keyAll, header: acme}},
+			"GET /api/tenant/settings": {wantStatus: 200,
+				req: request{method: "GET", path: "/api/tenant/settings", bearer: e.keyAll, header: acme}},
+			"PATCH /api/tenant/settings": {wantStatus: 200,
+				req: request{method: "PATCH", path: "/api/tenant/settings", bearer: e.keyAll, header: acme, body: `{}`}},
+			"POST /api/v1/collections/invoices/{id}/hosted-url/rotate": {wantStatus: 404,
+				req: request{method: "POST", path: "/api/v1/collections/invoices/inv_" + missingID[1:] + "/hosted-url/rotate", bearer: e.keyAll, header: acme}},
+			"GET /pay/{token}": {req: request{method: "GET", path: "/pay/unknown"}, wantStatus: 404},
 			"POST /api/webhooks/payment-provider": {wantStatus: 401,
 				req: request{method: "POST", path: "/api/webhooks/payment-provider", body: `{}`}},
 		}

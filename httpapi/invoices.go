@@ -106,7 +106,11 @@ func (a *API) listInvoices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, NewListResponse(invoices, more, func(i billing.Invoice) string { return i.ID }))
+	page, err := a.withHostedURLs(r, m.TenantID, invoices...)
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, NewListResponse(page, more, func(i invoiceJSON) string { return i.ID }))
 	return nil
 }
 
@@ -123,8 +127,7 @@ func (a *API) createInvoice(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", "/api/v1/collections/invoices/"+inv.ID)
-	WriteJSON(w, http.StatusCreated, inv)
-	return nil
+	return a.writeInvoice(w, r, http.StatusCreated, m.TenantID, inv)
 }
 
 // getInvoice answers GET /api/v1/collections/invoices/{id}; another
@@ -139,8 +142,7 @@ func (a *API) getInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, inv)
-	return nil
+	return a.writeInvoice(w, r, http.StatusOK, m.TenantID, inv)
 }
 
 // updateInvoice answers PATCH /api/v1/collections/invoices/{id}: a draft
@@ -159,8 +161,7 @@ func (a *API) updateInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, inv)
-	return nil
+	return a.writeInvoice(w, r, http.StatusOK, m.TenantID, inv)
 }
 
 // deleteInvoice answers DELETE /api/v1/collections/invoices/{id}: a draft
@@ -208,8 +209,7 @@ func (a *API) moveInvoice(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, inv)
-	return nil
+	return a.writeInvoice(w, r, http.StatusOK, m.TenantID, inv)
 }
 
 // recordInvoicePayment answers POST /api/v1/collections/invoices/{id}/payments:

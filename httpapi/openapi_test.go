@@ -97,6 +97,14 @@ func checkOpenAPIResponse(t *testing.T, name, code string, r *openapi3.Response)
 		}
 		return
 	}
+	if html := r.Content["text/html"]; html != nil {
+		// The hosted invoice page (GroupHosted) is for people: it and its
+		// 404 and 429 are HTML pages; its other errors stay problems.
+		if len(r.Content) != 1 || html.Schema == nil || !strings.Contains(name, " /pay/") {
+			t.Errorf("%s: text/html is for the hosted invoice page only, alone, with a schema", name)
+		}
+		return
+	}
 	want := "application/json"
 	if status >= 400 || (status == 0 && r.Content.Get("application/problem+json") != nil) {
 		want = "application/problem+json"
@@ -174,6 +182,7 @@ var groupTags = map[httpapi.Group]string{
 	httpapi.GroupDocs:        "Documentation",
 	httpapi.GroupOperator:    "Operator",
 	httpapi.GroupEvents:      "Events",
+	httpapi.GroupHosted:      "Hosted Invoices",
 
 	httpapi.GroupWebhookEndpoints: "Webhook Endpoints",
 }

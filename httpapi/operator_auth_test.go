@@ -50,6 +50,7 @@ func routePath(pattern string) string {
 		"{delivery_id}", id.New(id.WebhookDelivery),
 		"{user_id}", id.New(id.User),
 		"{feature}", "seats",
+		"/pay/{token}", "/pay/unknown",
 	).Replace(pattern)
 }
 

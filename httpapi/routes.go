@@ -32,6 +32,9 @@ const (
 	// staff, with operator keys, across every tenant. Package
 	// httpapi/operatorapi serves it, mounted through Config.Endpoints.
 	GroupOperator Group = "operator"
+	// GroupHosted is the hosted invoice pages (/pay/{token}): public
+	// HTML, for the tenants' customers.
+	GroupHosted Group = "hosted"
 )
 
 // Route is one endpoint with its complete handler.
@@ -60,6 +63,9 @@ type Endpoint struct {
 	Group Group
 	// Public endpoints need no credential; they are rate limited per client IP.
 	Public bool
+	// OwnRateLimit: a public endpoint that limits itself, with a budget
+	// of its own (the hosted invoice page), instead of the API's.
+	OwnRateLimit bool
 	// Tenant: the endpoint acts on the caller's active tenant.
 	Tenant bool
 	// Permission the caller's role must hold in that tenant (403
@@ -103,7 +109,9 @@ func (a *API) table() []Endpoint {
 	return slices.Concat(
 		a.authEndpoints(),
 		a.invoiceEndpoints(),
+		a.hostedEndpoints(),
 		a.tenantEndpoints(),
+		a.settingsEndpoints(),
 		a.entitlementEndpoints(),
 		a.notificationEndpoints(),
 		a.ticketEndpoints(),

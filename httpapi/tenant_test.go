@@ -135,7 +135,7 @@ func TestAccessMatrixEffective(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
 		owner := []string{"billing:preview", "billing:read", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read",
-			"events:read", "invoices:read", "invoices:write", "members:manage", "notifications:read", "tickets:read", "tickets:write", "webhooks:manage"}
+			"events:read", "invoices:read", "invoices:write", "members:manage", "notifications:read", "settings:manage", "tickets:read", "tickets:write", "webhooks:manage"}
 		tests := []struct {
 			name   string
 			bearer string
@@ -143,11 +143,11 @@ func TestAccessMatrixEffective(t *testing.T) {
 		}{
 			{"OwnerEveryScope", e.keyAll, owner},
 			{"OwnerTicketsReadOnly", e.keyNone, []string{"billing:preview", "billing:read", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage",
-				"entitlements:read", "members:manage", "notifications:read", "tickets:read"}},
+				"entitlements:read", "members:manage", "notifications:read", "settings:manage", "tickets:read"}},
 			{"BillingCollectionsScopes", e.keyBob, []string{"billing:preview", "billing:read", "contracts:read", "contracts:submit", "entitlements:read",
 				"invoices:read", "invoices:write", "notifications:read"}},
 			{"OwnerNoScopes", jwtFor(t, "alice@acme.test", func(c jwt.MapClaims) { delete(c, "scope") }), []string{"billing:preview",
-				"billing:read", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read", "members:manage", "notifications:read"}},
+				"billing:read", "contracts:manage", "contracts:read", "contracts:submit", "entitlements:manage", "entitlements:read", "members:manage", "notifications:read", "settings:manage"}},
 		}
 		// probes are endpoints that need a permission with a scope.
 		probes := []struct {

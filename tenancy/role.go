@@ -60,6 +60,10 @@ const (
 	// PermWebhooksManage manages the tenant's outbound webhook endpoints
 	// and their deliveries (/api/webhook-endpoints).
 	PermWebhooksManage Permission = "webhooks:manage"
+	// PermSettingsManage reads and changes the tenant's settings
+	// (/api/tenant/settings): its payment link, invoice footer, reply-to
+	// address and payment terms.
+	PermSettingsManage Permission = "settings:manage"
 )
 
 // matrix is the access matrix: which role holds which permission. It is
@@ -70,11 +74,13 @@ var matrix = map[Role][]Permission{
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
 		PermBillingPreview, PermBillingRead, PermNotificationsRead, PermMembersManage, PermEventsRead, PermWebhooksManage,
+		PermSettingsManage,
 	},
 	RoleAdmin: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,
 		PermEntitlementsRead, PermEntitlementsManage, PermContractsRead, PermContractsSubmit, PermContractsManage,
 		PermBillingPreview, PermBillingRead, PermNotificationsRead, PermMembersManage, PermEventsRead, PermWebhooksManage,
+		PermSettingsManage,
 	},
 	RoleBilling: {
 		PermInvoicesRead, PermInvoicesWrite, PermTicketsRead, PermTicketsWrite,

@@ -124,6 +124,8 @@ type Stores struct {
 	// Sessions is optional: without it Services.Sessions is nil and
 	// removing a member ends no session.
 	Sessions SessionStore
+	// Settings is optional: without it Services.Settings is nil.
+	Settings SettingsStore
 }
 
 // Services are tenancy's services, wired to each other by New.
@@ -137,6 +139,8 @@ type Services struct {
 	Notifications *Notifications
 	// Sessions is nil when Stores.Sessions is.
 	Sessions *Sessions
+	// Settings is nil when Stores.Settings is.
+	Settings *TenantSettings
 }
 
 // New returns tenancy's services on st, with plans from cat, running their
@@ -153,7 +157,12 @@ func New(st Stores, tx Transactor, cat *catalog.Catalog, opts ...Option) *Servic
 		sessions = NewSessions(st.Sessions, dir, opts...)
 		members.sessions = sessions
 	}
+	var settings *TenantSettings
+	if st.Settings != nil {
+		settings = NewSettings(st.Settings, tx)
+	}
 	return &Services{
+		Settings:      settings,
 		Directory:     dir,
 		Members:       members,
 		Sessions:      sessions,

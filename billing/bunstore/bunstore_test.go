@@ -36,6 +36,9 @@ func TestBunStore(t *testing.T) {
 			s := empty(t)
 			return s, s
 		})
+		t.Run("Hosted", func(t *testing.T) {
+			billingtest.RunHosted(t, func(t *testing.T) billingtest.HostedStores { return empty(t) })
+		})
 	}, tenancystore.Migrations(), bunstore.Migrations())
 }
 

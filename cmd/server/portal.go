@@ -151,3 +151,16 @@ func printDemoLinks(ctx context.Context, w io.Writer, a *app, url string, s demo
 	}
 	fmt.Fprintln(w)
 }
+
+// publicURL is where the hosted invoice pages are: --public-url when set,
+// else the URL of --addr ("" when that does not resolve: no hosted_url).
+func (a *app) publicURL() string {
+	if a.cfg.PublicURL != "" {
+		return a.cfg.PublicURL
+	}
+	u, err := addrURL(a.cfg.Addr)
+	if err != nil {
+		return ""
+	}
+	return u
+}

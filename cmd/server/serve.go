@@ -164,6 +164,7 @@ func (a *app) handler(ctx context.Context) (http.Handler, error) {
 		grace := time.Duration(cfg.PlatformGraceDays) * 24 * time.Hour
 		apiCfg.PastDueGrace = &grace
 	}
+	apiCfg.PublicURL = a.publicURL()
 	apiCfg.MaxBodyBytes = cfg.MaxBodyBytes
 	apiCfg.TrustedProxies = cfg.TrustedProxies
 	apiCfg.Metrics = a.metrics

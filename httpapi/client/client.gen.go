@@ -377,6 +377,7 @@ const (
 	PermissionInvoicesWrite      Permission = "invoices:write"
 	PermissionMembersManage      Permission = "members:manage"
 	PermissionNotificationsRead  Permission = "notifications:read"
+	PermissionSettingsManage     Permission = "settings:manage"
 	PermissionTicketsRead        Permission = "tickets:read"
 	PermissionTicketsWrite       Permission = "tickets:write"
 	PermissionWebhooksManage     Permission = "webhooks:manage"
@@ -408,6 +409,8 @@ func (e Permission) Valid() bool {
 	case PermissionMembersManage:
 		return true
 	case PermissionNotificationsRead:
+		return true
+	case PermissionSettingsManage:
 		return true
 	case PermissionTicketsRead:
 		return true
@@ -1279,6 +1282,12 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
+// HostedURL defines model for HostedURL.
+type HostedURL struct {
+	// HostedURL The invoice's new hosted page URL.
+	HostedURL string `json:"hosted_url"`
+}
+
 // Invoice A tenant's bill to one of its customers. Every amount is an integer in minor units of `currency`, computed by the server: a line's tax is `amount × tax_rate_bps / 10000` rounded half away from zero, and the invoice sums its lines.
 //
 // Example: {"amount_due":2164,"amount_paid":0,"created_at":"2026-11-21T10:00:00Z","currency":"USD","customer":{"email":"ada@example.com","name":"Ada Lovelace"},"due_date":"2026-12-21","finalized_at":"2026-11-21T10:00:00Z","id":"inv_01jd3k5q8r9s0t1v2w3x4y5zaa","line_items":[{"amount":1999,"description":"Consulting","quantity":1,"tax_rate_bps":825,"unit_amount":1999}],"memo":"","metadata":{"order":"A-17"},"number":"INV-000042","overdue":false,"paid_at":null,"status":"open","subtotal":1999,"tax":165,"total":2164}
@@ -1303,6 +1312,9 @@ type Invoice struct {
 
 	// FinalizedAt When the invoice became open; null for a draft.
 	FinalizedAt *time.Time `json:"finalized_at"`
+
+	// HostedURL The invoice's hosted page, `{public URL}/pay/{token}`, where its customer sees it without signing in; present once the invoice is finalized (not on a draft), and only when the server has a public URL. The token is a secret: anyone holding the URL sees the invoice. `POST …/hosted-url/rotate` replaces it.
+	HostedURL *string `json:"hosted_url,omitempty"`
 
 	// ID Invoice id: `inv_` and a lower-case ULID, so ids sort by creation time.
 	//
@@ -1918,6 +1930,33 @@ type TenantRef struct {
 
 	// Slug Example: acme
 	Slug string `json:"slug"`
+}
+
+// TenantSettings The tenant's settings; `null` is unset.
+//
+// Example: {"default_payment_terms_days":30,"invoice_footer":"Thank you for your business.","payment_link_template":"https://pay.example.com/checkout?invoice={invoice_id}\u0026amount={amount_due}\u0026currency={currency}","reply_to_email":"billing@acme.example"}
+type TenantSettings struct {
+	// DefaultPaymentTermsDays Days from finalizing to the due date when an invoice names none.
+	DefaultPaymentTermsDays *int `json:"default_payment_terms_days"`
+
+	// InvoiceFooter Text shown under the invoice on its hosted page.
+	InvoiceFooter *string `json:"invoice_footer"`
+
+	// PaymentLinkTemplate Where the hosted page's Pay button leads: an https URL (http only for localhost) with the placeholders `{invoice_id}`, `{number}`, `{amount_due}` (a plain decimal, `19.99`) and `{currency}`, each filled in URL-escaped.
+	PaymentLinkTemplate *string `json:"payment_link_template"`
+
+	// ReplyToEmail Where the customers' replies should go.
+	ReplyToEmail *string `json:"reply_to_email"`
+}
+
+// TenantSettingsPatch A JSON merge patch of the settings: a member left out is unchanged, `null` clears it (as `""` does for the texts).
+type TenantSettingsPatch struct {
+	DefaultPaymentTermsDays *int    `json:"default_payment_terms_days,omitempty"`
+	InvoiceFooter           *string `json:"invoice_footer,omitempty"`
+
+	// PaymentLinkTemplate An https URL (http only for localhost) whose only placeholders are `{invoice_id}`, `{number}`, `{amount_due}` and `{currency}`; any other `{…}` is a 422.
+	PaymentLinkTemplate *string `json:"payment_link_template,omitempty"`
+	ReplyToEmail        *string `json:"reply_to_email,omitempty"`
 }
 
 // Ticket A request for help a tenant's user opened with the platform team.
@@ -2616,6 +2655,24 @@ type SelectTenantParams struct {
 	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
 }
 
+// GetTenantSettingsParams defines parameters for GetTenantSettings.
+type GetTenantSettingsParams struct {
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// UpdateTenantSettingsParams defines parameters for UpdateTenantSettings.
+type UpdateTenantSettingsParams struct {
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
 // ListTicketsParams defines parameters for ListTickets.
 type ListTicketsParams struct {
 	// Limit Page size.
@@ -2768,6 +2825,15 @@ type UpdateInvoiceParams struct {
 
 // FinalizeInvoiceParams defines parameters for FinalizeInvoice.
 type FinalizeInvoiceParams struct {
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// RotateInvoiceHostedURLParams defines parameters for RotateInvoiceHostedURL.
+type RotateInvoiceHostedURLParams struct {
 	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
 	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
 
@@ -2952,6 +3018,12 @@ type ReceivePaymentEventParams struct {
 	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
 }
 
+// GetHostedInvoicePageParams defines parameters for GetHostedInvoicePage.
+type GetHostedInvoicePageParams struct {
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
 // SubmitContractRequestJSONRequestBody defines body for SubmitContractRequest for application/json ContentType.
 type SubmitContractRequestJSONRequestBody = SubmitContractRequestInput
 
@@ -2966,6 +3038,9 @@ type MarkAllNotificationsReadJSONRequestBody = ReadAllNotificationsInput
 
 // SelectTenantJSONRequestBody defines body for SelectTenant for application/json ContentType.
 type SelectTenantJSONRequestBody = SelectTenantInput
+
+// UpdateTenantSettingsJSONRequestBody defines body for UpdateTenantSettings for application/json ContentType.
+type UpdateTenantSettingsJSONRequestBody = TenantSettingsPatch
 
 // CreateTicketJSONRequestBody defines body for CreateTicket for application/json ContentType.
 type CreateTicketJSONRequestBody = CreateTicketInput
@@ -3356,6 +3431,31 @@ type ClientInterface interface {
 	// Corresponds with POST /api/tenant/select (the `SelectTenant` operationId).
 	SelectTenant(ctx context.Context, params *SelectTenantParams, body SelectTenantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetTenantSettings Get the tenant's settings
+	//
+	// The payment link template, invoice footer, reply-to address and default payment terms of the current tenant; `null` for each one never set. Owners and admins (`settings:manage`).
+	//
+	// Corresponds with GET /api/tenant/settings (the `GetTenantSettings` operationId).
+	GetTenantSettings(ctx context.Context, params *GetTenantSettingsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTenantSettingsWithBody Change the tenant's settings
+	//
+	// A JSON merge patch (RFC 7396) sent as `application/json`: members left out are unchanged, `null` clears one. An unknown placeholder in `payment_link_template`, or a URL that is not https (http only for localhost), is a 422. Owners and admins (`settings:manage`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/tenant/settings (the `UpdateTenantSettings` operationId).
+	UpdateTenantSettingsWithBody(ctx context.Context, params *UpdateTenantSettingsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTenantSettings Change the tenant's settings
+	//
+	// A JSON merge patch (RFC 7396) sent as `application/json`: members left out are unchanged, `null` clears one. An unknown placeholder in `payment_link_template`, or a URL that is not https (http only for localhost), is a 422. Owners and admins (`settings:manage`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/tenant/settings (the `UpdateTenantSettings` operationId).
+	UpdateTenantSettings(ctx context.Context, params *UpdateTenantSettingsParams, body UpdateTenantSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListTickets List support tickets
 	//
 	// The current tenant's tickets, newest first, keyset-paginated. Requires the scope `tickets:read`.
@@ -3513,6 +3613,13 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
 	FinalizeInvoice(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RotateInvoiceHostedURL Rotate an invoice's hosted page URL
+	//
+	// Gives the finalized invoice a new hosted page token: the old `hosted_url` answers 404 at once, and the new one is returned (and shown in the invoice from now on). A draft has no hosted page: 409 `conflict` with `current_status`. 501 when the server has no public URL or no secret key. Requires the scope `collections:write`.
+	//
+	// Corresponds with POST /api/v1/collections/invoices/{id}/hosted-url/rotate (the `RotateInvoiceHostedURL` operationId).
+	RotateInvoiceHostedURL(ctx context.Context, id InvoiceIDPath, params *RotateInvoiceHostedURLParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// MarkInvoiceUncollectible Mark an open invoice uncollectible
 	//
 	// Moves an `open` invoice to `uncollectible`, writing it off as a bad debt; `amount_due` still shows what was not paid. `uncollectible` is final. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. Requires the scope `collections:write`.
@@ -3668,6 +3775,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/webhooks/payment-provider (the `ReceivePaymentEvent` operationId).
 	ReceivePaymentEvent(ctx context.Context, params *ReceivePaymentEventParams, body ReceivePaymentEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetHostedInvoicePage The hosted invoice page
+	//
+	// A finalized invoice's page for its customer, in HTML, without signing in: the token in the URL is the credential (`hosted_url` of the invoice). It works without JavaScript and runs none; it is not indexed (`X-Robots-Tag`, `<meta name="robots">`) and sends no referrer. Rate limited per client IP with a budget of its own (429 page beyond it). An unknown or rotated token is a 404 page. Errors are HTML pages, not problems.
+	//
+	// Corresponds with GET /pay/{token} (the `GetHostedInvoicePage` operationId).
+	GetHostedInvoicePage(ctx context.Context, token string, params *GetHostedInvoicePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetMe Get the current authenticated user
@@ -4183,6 +4297,61 @@ func (c *Client) SelectTenant(ctx context.Context, params *SelectTenantParams, b
 	return c.Client.Do(req)
 }
 
+// GetTenantSettings Get the tenant's settings
+//
+// The payment link template, invoice footer, reply-to address and default payment terms of the current tenant; `null` for each one never set. Owners and admins (`settings:manage`).
+//
+// Corresponds with GET /api/tenant/settings (the `GetTenantSettings` operationId).
+func (c *Client) GetTenantSettings(ctx context.Context, params *GetTenantSettingsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTenantSettingsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTenantSettingsWithBody Change the tenant's settings
+//
+// A JSON merge patch (RFC 7396) sent as `application/json`: members left out are unchanged, `null` clears one. An unknown placeholder in `payment_link_template`, or a URL that is not https (http only for localhost), is a 422. Owners and admins (`settings:manage`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/tenant/settings (the `UpdateTenantSettings` operationId).
+func (c *Client) UpdateTenantSettingsWithBody(ctx context.Context, params *UpdateTenantSettingsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTenantSettingsRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTenantSettings Change the tenant's settings
+//
+// A JSON merge patch (RFC 7396) sent as `application/json`: members left out are unchanged, `null` clears one. An unknown placeholder in `payment_link_template`, or a URL that is not https (http only for localhost), is a 422. Owners and admins (`settings:manage`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/tenant/settings (the `UpdateTenantSettings` operationId).
+func (c *Client) UpdateTenantSettings(ctx context.Context, params *UpdateTenantSettingsParams, body UpdateTenantSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTenantSettingsRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListTickets List support tickets
 //
 // The current tenant's tickets, newest first, keyset-paginated. Requires the scope `tickets:read`.
@@ -4520,6 +4689,23 @@ func (c *Client) UpdateInvoice(ctx context.Context, id InvoiceIDPath, params *Up
 // Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
 func (c *Client) FinalizeInvoice(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewFinalizeInvoiceRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateInvoiceHostedURL Rotate an invoice's hosted page URL
+//
+// Gives the finalized invoice a new hosted page token: the old `hosted_url` answers 404 at once, and the new one is returned (and shown in the invoice from now on). A draft has no hosted page: 409 `conflict` with `current_status`. 501 when the server has no public URL or no secret key. Requires the scope `collections:write`.
+//
+// Corresponds with POST /api/v1/collections/invoices/{id}/hosted-url/rotate (the `RotateInvoiceHostedURL` operationId).
+func (c *Client) RotateInvoiceHostedURL(ctx context.Context, id InvoiceIDPath, params *RotateInvoiceHostedURLParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateInvoiceHostedURLRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4876,6 +5062,23 @@ func (c *Client) ReceivePaymentEventWithBody(ctx context.Context, params *Receiv
 // Corresponds with POST /api/webhooks/payment-provider (the `ReceivePaymentEvent` operationId).
 func (c *Client) ReceivePaymentEvent(ctx context.Context, params *ReceivePaymentEventParams, body ReceivePaymentEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReceivePaymentEventRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetHostedInvoicePage The hosted invoice page
+//
+// A finalized invoice's page for its customer, in HTML, without signing in: the token in the URL is the credential (`hosted_url` of the invoice). It works without JavaScript and runs none; it is not indexed (`X-Robots-Tag`, `<meta name="robots">`) and sends no referrer. Rate limited per client IP with a budget of its own (429 page beyond it). An unknown or rotated token is a 404 page. Errors are HTML pages, not problems.
+//
+// Corresponds with GET /pay/{token} (the `GetHostedInvoicePage` operationId).
+func (c *Client) GetHostedInvoicePage(ctx context.Context, token string, params *GetHostedInvoicePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetHostedInvoicePageRequest(c.Server, token, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6488,6 +6691,125 @@ func NewSelectTenantRequestWithBody(server string, params *SelectTenantParams, c
 	return req, nil
 }
 
+// NewGetTenantSettingsRequest constructs an http.Request for the GetTenantSettings method
+func NewGetTenantSettingsRequest(server string, params *GetTenantSettingsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tenant/settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateTenantSettingsRequest calls the generic UpdateTenantSettings builder with application/json body
+func NewUpdateTenantSettingsRequest(server string, params *UpdateTenantSettingsParams, body UpdateTenantSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTenantSettingsRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewUpdateTenantSettingsRequestWithBody constructs an http.Request for the UpdateTenantSettings method, with any body, and a specified content type
+func NewUpdateTenantSettingsRequestWithBody(server string, params *UpdateTenantSettingsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tenant/settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListTicketsRequest constructs an http.Request for the ListTickets method
 func NewListTicketsRequest(server string, params *ListTicketsParams) (*http.Request, error) {
 	var err error
@@ -7496,6 +7818,66 @@ func NewFinalizeInvoiceRequest(server string, id InvoiceIDPath, params *Finalize
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/collections/invoices/%s/finalize", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRotateInvoiceHostedURLRequest constructs an http.Request for the RotateInvoiceHostedURL method
+func NewRotateInvoiceHostedURLRequest(server string, id InvoiceIDPath, params *RotateInvoiceHostedURLParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/collections/invoices/%s/hosted-url/rotate", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -8709,6 +9091,55 @@ func NewReceivePaymentEventRequestWithBody(server string, params *ReceivePayment
 	return req, nil
 }
 
+// NewGetHostedInvoicePageRequest constructs an http.Request for the GetHostedInvoicePage method
+func NewGetHostedInvoicePageRequest(server string, token string, params *GetHostedInvoicePageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pay/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -9014,6 +9445,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/tenant/select (the `SelectTenant` operationId).
 	SelectTenantWithResponse(ctx context.Context, params *SelectTenantParams, body SelectTenantJSONRequestBody, reqEditors ...RequestEditorFn) (*SelectTenantResponse, error)
 
+	// GetTenantSettingsWithResponse Get the tenant's settings
+	//
+	// The payment link template, invoice footer, reply-to address and default payment terms of the current tenant; `null` for each one never set. Owners and admins (`settings:manage`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tenant/settings (the `GetTenantSettings` operationId).
+	GetTenantSettingsWithResponse(ctx context.Context, params *GetTenantSettingsParams, reqEditors ...RequestEditorFn) (*GetTenantSettingsResponse, error)
+
+	// UpdateTenantSettingsWithBodyWithResponse Change the tenant's settings
+	//
+	// A JSON merge patch (RFC 7396) sent as `application/json`: members left out are unchanged, `null` clears one. An unknown placeholder in `payment_link_template`, or a URL that is not https (http only for localhost), is a 422. Owners and admins (`settings:manage`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/tenant/settings (the `UpdateTenantSettings` operationId).
+	UpdateTenantSettingsWithBodyWithResponse(ctx context.Context, params *UpdateTenantSettingsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTenantSettingsResponse, error)
+
+	// UpdateTenantSettingsWithResponse Change the tenant's settings
+	//
+	// A JSON merge patch (RFC 7396) sent as `application/json`: members left out are unchanged, `null` clears one. An unknown placeholder in `payment_link_template`, or a URL that is not https (http only for localhost), is a 422. Owners and admins (`settings:manage`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/tenant/settings (the `UpdateTenantSettings` operationId).
+	UpdateTenantSettingsWithResponse(ctx context.Context, params *UpdateTenantSettingsParams, body UpdateTenantSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTenantSettingsResponse, error)
+
 	// ListTicketsWithResponse List support tickets
 	//
 	// The current tenant's tickets, newest first, keyset-paginated. Requires the scope `tickets:read`.
@@ -9184,6 +9642,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
 	FinalizeInvoiceWithResponse(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, reqEditors ...RequestEditorFn) (*FinalizeInvoiceResponse, error)
+
+	// RotateInvoiceHostedURLWithResponse Rotate an invoice's hosted page URL
+	//
+	// Gives the finalized invoice a new hosted page token: the old `hosted_url` answers 404 at once, and the new one is returned (and shown in the invoice from now on). A draft has no hosted page: 409 `conflict` with `current_status`. 501 when the server has no public URL or no secret key. Requires the scope `collections:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/collections/invoices/{id}/hosted-url/rotate (the `RotateInvoiceHostedURL` operationId).
+	RotateInvoiceHostedURLWithResponse(ctx context.Context, id InvoiceIDPath, params *RotateInvoiceHostedURLParams, reqEditors ...RequestEditorFn) (*RotateInvoiceHostedURLResponse, error)
 
 	// MarkInvoiceUncollectibleWithResponse Mark an open invoice uncollectible
 	//
@@ -9364,6 +9831,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/webhooks/payment-provider (the `ReceivePaymentEvent` operationId).
 	ReceivePaymentEventWithResponse(ctx context.Context, params *ReceivePaymentEventParams, body ReceivePaymentEventJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceivePaymentEventResponse, error)
+
+	// GetHostedInvoicePageWithResponse The hosted invoice page
+	//
+	// A finalized invoice's page for its customer, in HTML, without signing in: the token in the URL is the credential (`hosted_url` of the invoice). It works without JavaScript and runs none; it is not indexed (`X-Robots-Tag`, `<meta name="robots">`) and sends no referrer. Rate limited per client IP with a budget of its own (429 page beyond it). An unknown or rotated token is a 404 page. Errors are HTML pages, not problems.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pay/{token} (the `GetHostedInvoicePage` operationId).
+	GetHostedInvoicePageWithResponse(ctx context.Context, token string, params *GetHostedInvoicePageParams, reqEditors ...RequestEditorFn) (*GetHostedInvoicePageResponse, error)
 }
 
 type GetMeResponse struct {
@@ -10156,6 +10632,72 @@ func (r SelectTenantResponse) ContentType() string {
 	return ""
 }
 
+type GetTenantSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TenantSettings
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTenantSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTenantSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTenantSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateTenantSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TenantSettings
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTenantSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTenantSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTenantSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListTicketsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10577,6 +11119,39 @@ func (r FinalizeInvoiceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r FinalizeInvoiceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RotateInvoiceHostedURLResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HostedURL
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateInvoiceHostedURLResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateInvoiceHostedURLResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateInvoiceHostedURLResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11107,6 +11682,37 @@ func (r ReceivePaymentEventResponse) ContentType() string {
 	return ""
 }
 
+type GetHostedInvoicePageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r GetHostedInvoicePageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetHostedInvoicePageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetHostedInvoicePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMeWithResponse Get the current authenticated user
 //
 // The caller, how they authenticated, their scopes and tenants, and the tenant requests act on.
@@ -11542,6 +12148,51 @@ func (c *ClientWithResponses) SelectTenantWithResponse(ctx context.Context, para
 	return ParseSelectTenantResponse(rsp)
 }
 
+// GetTenantSettingsWithResponse Get the tenant's settings
+//
+// The payment link template, invoice footer, reply-to address and default payment terms of the current tenant; `null` for each one never set. Owners and admins (`settings:manage`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tenant/settings (the `GetTenantSettings` operationId).
+func (c *ClientWithResponses) GetTenantSettingsWithResponse(ctx context.Context, params *GetTenantSettingsParams, reqEditors ...RequestEditorFn) (*GetTenantSettingsResponse, error) {
+	rsp, err := c.GetTenantSettings(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTenantSettingsResponse(rsp)
+}
+
+// UpdateTenantSettingsWithBodyWithResponse Change the tenant's settings
+//
+// A JSON merge patch (RFC 7396) sent as `application/json`: members left out are unchanged, `null` clears one. An unknown placeholder in `payment_link_template`, or a URL that is not https (http only for localhost), is a 422. Owners and admins (`settings:manage`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/tenant/settings (the `UpdateTenantSettings` operationId).
+func (c *ClientWithResponses) UpdateTenantSettingsWithBodyWithResponse(ctx context.Context, params *UpdateTenantSettingsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTenantSettingsResponse, error) {
+	rsp, err := c.UpdateTenantSettingsWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTenantSettingsResponse(rsp)
+}
+
+// UpdateTenantSettingsWithResponse Change the tenant's settings
+//
+// A JSON merge patch (RFC 7396) sent as `application/json`: members left out are unchanged, `null` clears one. An unknown placeholder in `payment_link_template`, or a URL that is not https (http only for localhost), is a 422. Owners and admins (`settings:manage`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/tenant/settings (the `UpdateTenantSettings` operationId).
+func (c *ClientWithResponses) UpdateTenantSettingsWithResponse(ctx context.Context, params *UpdateTenantSettingsParams, body UpdateTenantSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTenantSettingsResponse, error) {
+	rsp, err := c.UpdateTenantSettings(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTenantSettingsResponse(rsp)
+}
+
 // ListTicketsWithResponse List support tickets
 //
 // The current tenant's tickets, newest first, keyset-paginated. Requires the scope `tickets:read`.
@@ -11825,6 +12476,21 @@ func (c *ClientWithResponses) FinalizeInvoiceWithResponse(ctx context.Context, i
 		return nil, err
 	}
 	return ParseFinalizeInvoiceResponse(rsp)
+}
+
+// RotateInvoiceHostedURLWithResponse Rotate an invoice's hosted page URL
+//
+// Gives the finalized invoice a new hosted page token: the old `hosted_url` answers 404 at once, and the new one is returned (and shown in the invoice from now on). A draft has no hosted page: 409 `conflict` with `current_status`. 501 when the server has no public URL or no secret key. Requires the scope `collections:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/collections/invoices/{id}/hosted-url/rotate (the `RotateInvoiceHostedURL` operationId).
+func (c *ClientWithResponses) RotateInvoiceHostedURLWithResponse(ctx context.Context, id InvoiceIDPath, params *RotateInvoiceHostedURLParams, reqEditors ...RequestEditorFn) (*RotateInvoiceHostedURLResponse, error) {
+	rsp, err := c.RotateInvoiceHostedURL(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateInvoiceHostedURLResponse(rsp)
 }
 
 // MarkInvoiceUncollectibleWithResponse Mark an open invoice uncollectible
@@ -12125,6 +12791,21 @@ func (c *ClientWithResponses) ReceivePaymentEventWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseReceivePaymentEventResponse(rsp)
+}
+
+// GetHostedInvoicePageWithResponse The hosted invoice page
+//
+// A finalized invoice's page for its customer, in HTML, without signing in: the token in the URL is the credential (`hosted_url` of the invoice). It works without JavaScript and runs none; it is not indexed (`X-Robots-Tag`, `<meta name="robots">`) and sends no referrer. Rate limited per client IP with a budget of its own (429 page beyond it). An unknown or rotated token is a 404 page. Errors are HTML pages, not problems.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pay/{token} (the `GetHostedInvoicePage` operationId).
+func (c *ClientWithResponses) GetHostedInvoicePageWithResponse(ctx context.Context, token string, params *GetHostedInvoicePageParams, reqEditors ...RequestEditorFn) (*GetHostedInvoicePageResponse, error) {
+	rsp, err := c.GetHostedInvoicePage(ctx, token, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetHostedInvoicePageResponse(rsp)
 }
 
 // ParseGetMeResponse parses an HTTP response from a GetMeWithResponse call
@@ -12817,6 +13498,64 @@ func ParseSelectTenantResponse(rsp *http.Response) (*SelectTenantResponse, error
 	return response, nil
 }
 
+// ParseGetTenantSettingsResponse parses an HTTP response from a GetTenantSettingsWithResponse call
+func ParseGetTenantSettingsResponse(rsp *http.Response) (*GetTenantSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTenantSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TenantSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseUpdateTenantSettingsResponse parses an HTTP response from a UpdateTenantSettingsWithResponse call
+func ParseUpdateTenantSettingsResponse(rsp *http.Response) (*UpdateTenantSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTenantSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TenantSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
 // ParseListTicketsResponse parses an HTTP response from a ListTicketsWithResponse call
 func ParseListTicketsResponse(rsp *http.Response) (*ListTicketsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13174,6 +13913,35 @@ func ParseFinalizeInvoiceResponse(rsp *http.Response) (*FinalizeInvoiceResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Invoice
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseRotateInvoiceHostedURLResponse parses an HTTP response from a RotateInvoiceHostedURLWithResponse call
+func ParseRotateInvoiceHostedURLResponse(rsp *http.Response) (*RotateInvoiceHostedURLResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateInvoiceHostedURLResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HostedURL
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13630,6 +14398,29 @@ func ParseReceivePaymentEventResponse(rsp *http.Response) (*ReceivePaymentEventR
 			return nil, err
 		}
 		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseGetHostedInvoicePageResponse parses an HTTP response from a GetHostedInvoicePageWithResponse call
+func ParseGetHostedInvoicePageResponse(rsp *http.Response) (*GetHostedInvoicePageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetHostedInvoicePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

@@ -44,7 +44,7 @@ func New(db bun.IDB) *Store { return &Store{db: db} }
 
 // Stores returns s as every store tenancy.New needs.
 func (s *Store) Stores() tenancy.Stores {
-	return tenancy.Stores{Directory: s, Members: s, Index: s, Keys: s, Entitlements: s, Modules: s, Notifications: s, Sessions: s}
+	return tenancy.Stores{Directory: s, Members: s, Index: s, Keys: s, Entitlements: s, Modules: s, Notifications: s, Sessions: s, Settings: s}
 }
 
 // ContractStores returns s as every store contract.NewService takes.

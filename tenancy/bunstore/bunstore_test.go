@@ -24,7 +24,7 @@ func TestStore(t *testing.T) {
 		newBackend := func(*testing.T) tenancytest.Backend {
 			s := bunstore.New(db)
 			return tenancytest.Backend{DirectoryStore: s, MemberStore: s, IndexStore: s, KeyStore: s, EntitlementStore: s, ModuleStore: s,
-				NotificationStore: s, SessionStore: s, Contracts: s, OperatorKeys: s, Tx: database.NewTransactor(db)}
+				NotificationStore: s, SessionStore: s, SettingsStore: s, Contracts: s, OperatorKeys: s, Tx: database.NewTransactor(db)}
 		}
 		t.Run("Directory", func(t *testing.T) { tenancytest.RunDirectory(t, newBackend) })
 		t.Run("Members", func(t *testing.T) { tenancytest.RunMembers(t, newBackend) })
@@ -35,6 +35,7 @@ func TestStore(t *testing.T) {
 		t.Run("Modules", func(t *testing.T) { tenancytest.RunModules(t, newBackend) })
 		t.Run("Notifications", func(t *testing.T) { tenancytest.RunNotifications(t, newBackend) })
 		t.Run("Sessions", func(t *testing.T) { tenancytest.RunSessions(t, newBackend) })
+		t.Run("Settings", func(t *testing.T) { tenancytest.RunSettings(t, newBackend) })
 	}, bunstore.Migrations())
 }
 

@@ -3,10 +3,10 @@
 // tenancy.DirectoryStore), RunMembers, RunIndex, RunKeys,
 // RunEntitlements, RunModules, RunNotifications, RunContracts (for
 // contract.Store), RunBilling (for contract.PeriodStore and
-// contract.InvoiceStore), RunOperatorKeys (for operator.KeyStore) and
-// RunSessions. Every implementation runs them against a real backend, so
-// that the services can rely on what the interfaces document, whatever
-// sits behind them:
+// contract.InvoiceStore), RunOperatorKeys (for operator.KeyStore),
+// RunSessions and RunSettings. Every implementation runs them against a
+// real backend, so that the services can rely on what the interfaces
+// document, whatever sits behind them:
 //
 //	func TestMyStore(t *testing.T) {
 //		newBackend := func(t *testing.T) tenancytest.Backend { return newMyBackend(t) }
@@ -45,6 +45,7 @@ type Backend struct {
 	tenancy.ModuleStore
 	tenancy.NotificationStore
 	tenancy.SessionStore
+	tenancy.SettingsStore
 	// Contracts keeps contract terms and change requests; RunContracts
 	// checks it, and EntitlementState reads the add-ons it writes.
 	Contracts contract.Store
