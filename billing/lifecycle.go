@@ -1,10 +1,7 @@
 package billing
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 
@@ -15,56 +12,18 @@ import (
 )
 
 // Patch is one member of a partial update such as UpdateInvoiceInput:
-// left out (the zero Patch: unchanged), sent as null (Null: cleared), or
-// sent with a value. It decodes itself from JSON, where a member left out
-// and one sent as null mean different things, as in a JSON merge patch
-// (RFC 7396). It is meant for text and maps; a member that is an object
-// with fields of its own is a pointer to a struct instead, so that the
-// decoder still refuses its unknown fields.
-type Patch[T any] struct {
-	// Set reports that the member was sent, as a value or as null.
-	Set bool
-	// Null reports that it was sent as null.
-	Null bool
-	// Value is what was sent; the zero T when Null.
-	Value T
-}
+// left out (unchanged), sent as null (cleared), or sent with a value, as
+// in a JSON merge patch (field.Patch, shared by every domain). It is meant
+// for text and maps; a member that is an object with fields of its own is
+// a pointer to a struct instead, so that the decoder still refuses its
+// unknown fields.
+type Patch[T any] = field.Patch[T]
 
 // PatchTo returns the Patch that sets a member to v.
-func PatchTo[T any](v T) Patch[T] { return Patch[T]{Set: true, Value: v} }
+func PatchTo[T any](v T) Patch[T] { return field.PatchTo(v) }
 
 // PatchNull returns the Patch that clears a member.
-func PatchNull[T any]() Patch[T] { return Patch[T]{Set: true, Null: true} }
-
-// UnmarshalJSON implements json.Unmarshaler: null clears, anything else is
-// decoded as a T.
-func (p *Patch[T]) UnmarshalJSON(b []byte) error {
-	*p = Patch[T]{Set: true}
-	if bytes.Equal(b, []byte("null")) {
-		p.Null = true
-		return nil
-	}
-	if err := json.Unmarshal(b, &p.Value); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			// The offset is into this member, not into the whole body the
-			// caller decodes; 0 says it is unknown, and the caller's
-			// decoder names the member in te.Field.
-			te.Offset = 0
-		}
-		return err
-	}
-	return nil
-}
-
-// MarshalJSON implements json.Marshaler: null when Null, else the value.
-// Leave a member out with the struct tag option omitzero.
-func (p Patch[T]) MarshalJSON() ([]byte, error) {
-	if p.Null || !p.Set {
-		return []byte("null"), nil
-	}
-	return json.Marshal(p.Value)
-}
+func PatchNull[T any]() Patch[T] { return field.PatchNull[T]() }
 
 // UpdateInvoiceInput is a change of a draft: the body of
 // PATCH /api/v1/collections/invoices/{id}, with the semantics of a JSON

@@ -9,8 +9,7 @@ import (
 // Patch is one member of a JSON merge patch (RFC 7396): left out (the
 // zero Patch: unchanged), sent as null (Null: cleared), or sent with a
 // value. Pointers cannot tell a member left out from one sent as null;
-// Patch decodes itself so that it can. (billing.Patch is the same type
-// for invoices; this one serves the domains that cannot import billing.)
+// Patch decodes itself so that it can. billing.Patch is this type.
 type Patch[T any] struct {
 	// Set reports that the member was sent, as a value or as null.
 	Set bool
