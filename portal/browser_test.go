@@ -193,7 +193,8 @@ func TestBrowserReportsPageErrors(t *testing.T) {
 
 // docShots are the screenshots docs/portal.md shows.
 var docShots = map[string]bool{"portal-dashboard": true, "portal-invoice-new": true, "portal-invoice": true,
-	"portal-ticket": true, "portal-375-ticket": true, "portal-contracts": true, "portal-webhooks": true}
+	"portal-ticket": true, "portal-375-ticket": true, "portal-contracts": true, "portal-webhooks": true,
+	"hosted-invoice": true}
 
 // screenshot saves the page under the test's temp dir (and, with
 // TENANTKIT_SCREENSHOTS=dir, the ones the docs show there too).
