@@ -103,6 +103,7 @@ func (a *API) table() []Endpoint {
 	return slices.Concat(
 		a.authEndpoints(),
 		a.invoiceEndpoints(),
+		a.customerEndpoints(),
 		a.tenantEndpoints(),
 		a.entitlementEndpoints(),
 		a.notificationEndpoints(),
