@@ -50,6 +50,22 @@ CREATE TABLE contract_requests (
     PRIMARY KEY (tenant_id, id)
 );
 
+CREATE TABLE customers (
+    tenant_id   TEXT NOT NULL REFERENCES tenants (id),
+    id          TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    name_folded TEXT NOT NULL,
+    email       TEXT NOT NULL,
+    address     TEXT,
+    tax_id      TEXT NOT NULL,
+    locale      TEXT NOT NULL,
+    metadata    TEXT NOT NULL,
+    archived_at TIMESTAMP,
+    created_at  TIMESTAMP NOT NULL,
+    updated_at  TIMESTAMP NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+);
+
 CREATE TABLE events (
     id            TEXT PRIMARY KEY,
     tenant_id     TEXT,
@@ -142,7 +158,7 @@ CREATE TABLE "invoices" (
     created_at     TIMESTAMP NOT NULL,
     finalized_at   TIMESTAMP,
     paid_at        TIMESTAMP, overdue BOOLEAN NOT NULL DEFAULT FALSE, uncollectible_reason TEXT NOT NULL DEFAULT ''
-    CHECK (uncollectible_reason IN ('', 'manual', 'dunning')), collection_done BOOLEAN NOT NULL DEFAULT FALSE,
+    CHECK (uncollectible_reason IN ('', 'manual', 'dunning')), collection_done BOOLEAN NOT NULL DEFAULT FALSE, customer_id TEXT, customer_address TEXT, customer_tax_id TEXT NOT NULL DEFAULT '', customer_locale TEXT NOT NULL DEFAULT 'en',
     PRIMARY KEY (tenant_id, id),
     UNIQUE (tenant_id, number)
 );
@@ -470,6 +486,8 @@ CREATE INDEX invoices_id_idx ON invoices (id);
 
 CREATE INDEX invoices_tenant_customer_email_idx ON invoices (tenant_id, customer_email, id);
 
+CREATE INDEX invoices_tenant_customer_id_idx ON invoices (tenant_id, customer_id, id);
+
 CREATE INDEX invoices_tenant_status_idx ON invoices (tenant_id, status, id);
 
 CREATE INDEX memberships_user_idx ON memberships (user_id);
@@ -593,5 +611,6 @@ INSERT INTO "tenantkit_migrations" ("id", "name", "group_id") VALUES
 (22, '20261128000100', 1),
 (23, '20261128000800', 1),
 (24, '20261129000100', 1),
-(25, '20261129000300', 1),
-(26, '20261129000310', 1);
+(25, '20261129000200', 1),
+(26, '20261129000300', 1),
+(27, '20261129000310', 1);

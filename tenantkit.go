@@ -139,7 +139,7 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 	ten := tenancy.New(tenants.Stores(), tx, cat, tenancy.WithEvents(rec))
 	invoices := billingstore.New(db)
 	tickets, inbox := supportstore.New(db), webhookstore.New(db)
-	bil := billing.NewService(invoices, ten.Entitlements, tx, billing.WithEvents(rec))
+	bil := billing.NewService(invoices, ten.Entitlements, tx, billing.WithEvents(rec), billing.WithCustomers(invoices))
 	pay := billing.NewLedger(bil, invoices)
 	dunning := billing.NewDunning(bil, invoices, ten.Notifications)
 	desk := support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec))
@@ -228,6 +228,7 @@ func (a *App) HTTPConfig() httpapi.Config {
 			Catalog:       a.Catalog,
 			Contracts:     a.Contracts,
 			Billing:       a.Billing,
+			Customers:     a.Billing,
 			Payments:      a.Payments,
 			Support:       a.Support,
 			Events:        a.Events,

@@ -25,6 +25,11 @@
 // this rule keep the number they were given; such a draft can be edited
 // and finalized, but not deleted.)
 //
+// A tenant may keep its customers on record (CustomerRecord, "cus_…") and
+// name one by customer_id on an invoice: a draft shows the customer's
+// current details, and finalizing copies them onto the invoice, which keeps
+// them. CustomerStore is their persistence.
+//
 // Service holds the rules of invoices and their lifecycle, Ledger those of
 // the money: the payments and refunds applied to an invoice, each kept as
 // an entry of the invoice's ledger in the same transaction as the running
@@ -76,9 +81,13 @@ type Invoice struct {
 	TenantID string `json:"-"`
 	// Number is the tenant's human-readable, gapless number: "INV-000042";
 	// "" (omitted) on a draft, which is numbered when it is finalized.
-	Number   string   `json:"number,omitempty"`
-	Status   Status   `json:"status"`
-	Customer Customer `json:"customer"`
+	Number string `json:"number,omitempty"`
+	Status Status `json:"status"`
+	// CustomerID is the customer on record the invoice names ("cus_…"),
+	// nil (null) for an inline customer. While the invoice is a draft its
+	// Customer is the customer's current details; finalizing copies them.
+	CustomerID *string  `json:"customer_id"`
+	Customer   Customer `json:"customer"`
 	// Currency is an upper-case ISO 4217 code ("USD").
 	Currency  string     `json:"currency"`
 	LineItems []LineItem `json:"line_items"`
@@ -122,11 +131,17 @@ type Invoice struct {
 	Refunded int64 `json:"-"`
 }
 
-// Customer is who an invoice is addressed to.
+// Customer is who an invoice is addressed to: the details of its
+// customer on record (CustomerRecord), or those sent inline.
 type Customer struct {
 	Name string `json:"name"`
 	// Email is stored lower-case, which is also how ListFilter matches it.
 	Email string `json:"email"`
+	// Address, TaxID and Locale come from a customer on record; omitted
+	// when empty (an inline customer has only its Locale, DefaultLocale).
+	Address *Address `json:"address,omitempty"`
+	TaxID   string   `json:"tax_id,omitempty"`
+	Locale  string   `json:"locale,omitempty"`
 }
 
 // LineItem is one line of an invoice.

@@ -34,7 +34,12 @@ const (
 // path. What no tag can say — that the amounts stay within MaxAmount — is
 // checked after.
 type CreateInvoiceInput struct {
-	Customer CustomerInput `json:"customer"`
+	// CustomerID names one of the tenant's customers on record, not
+	// archived; exactly one of CustomerID and Customer is sent.
+	CustomerID string `json:"customer_id,omitempty" validate:"omitempty,id=cus"`
+	// Customer is an inline customer (left out, the zero CustomerInput,
+	// with CustomerID).
+	Customer CustomerInput `json:"customer" validate:"omitempty"`
 	// Currency is an upper-case ISO 4217 code in use today (LookupCurrency).
 	Currency string `json:"currency" validate:"required,currency"`
 	// LineItems holds 1..MaxLineItems lines.
@@ -79,7 +84,15 @@ func (in CreateInvoiceInput) normalize() CreateInvoiceInput {
 // Whatever is wrong is reported at once, as an *InvalidError.
 func (in CreateInvoiceInput) draft() (Invoice, error) {
 	in = in.normalize()
-	if err := field.Check(in); err != nil {
+	fe := field.Errors{}
+	if in.CustomerID == "" && in.Customer == (CustomerInput{}) {
+		// No customer at all: reported as before customers on record, on
+		// the inline customer's members.
+		fe.Add("customer.name", field.Required, "is required")
+		fe.Add("customer.email", field.Required, "is required")
+	}
+	fe.Merge(field.Check(in))
+	if err := fe.Err(); err != nil {
 		return Invoice{}, err
 	}
 	lines, subtotal, tax, total, err := computeTotals(in.LineItems)
@@ -90,7 +103,7 @@ func (in CreateInvoiceInput) draft() (Invoice, error) {
 	if metadata == nil {
 		metadata = map[string]string{}
 	}
-	return Invoice{Status: StatusDraft, Customer: Customer(in.Customer), Currency: in.Currency,
+	return Invoice{Status: StatusDraft, Customer: Customer{Name: in.Customer.Name, Email: in.Customer.Email, Locale: DefaultLocale}, Currency: in.Currency,
 		LineItems: lines, Subtotal: subtotal, Tax: tax, Total: total,
 		DueDate: in.DueDate, Memo: in.Memo, Metadata: metadata}, nil
 }

@@ -100,7 +100,11 @@ func (s *Service) Update(ctx context.Context, tenantID, invoiceID string, in Upd
 // members sent, whose errors count on those members only (the rest was
 // checked when it was written, by the rules of its day).
 func applyUpdate(cur Invoice, in UpdateInvoiceInput) (Invoice, error) {
-	next := CreateInvoiceInput{Customer: CustomerInput(cur.Customer), DueDate: cur.DueDate, Memo: cur.Memo, Metadata: cur.Metadata}
+	if cur.CustomerID != nil && in.Customer != nil {
+		return Invoice{}, invalid("customer", "is the customer on record %s: change the customer instead", *cur.CustomerID)
+	}
+	next := CreateInvoiceInput{Customer: CustomerInput{Name: cur.Customer.Name, Email: cur.Customer.Email},
+		DueDate: cur.DueDate, Memo: cur.Memo, Metadata: cur.Metadata}
 	var sent []string
 	if c := in.Customer; c != nil && c.Name != nil {
 		next.Customer.Name, sent = *c.Name, append(sent, "customer.name")
@@ -125,7 +129,8 @@ func applyUpdate(cur Invoice, in UpdateInvoiceInput) (Invoice, error) {
 		return Invoice{}, err
 	}
 	inv := cur
-	inv.Customer, inv.DueDate, inv.Memo, inv.Metadata = Customer(next.Customer), next.DueDate, next.Memo, next.Metadata
+	inv.Customer.Name, inv.Customer.Email = next.Customer.Name, next.Customer.Email
+	inv.DueDate, inv.Memo, inv.Metadata = next.DueDate, next.Memo, next.Metadata
 	if in.LineItems != nil {
 		var err error
 		if inv.LineItems, inv.Subtotal, inv.Tax, inv.Total, err = computeTotals(next.LineItems); err != nil {
@@ -232,6 +237,15 @@ func (s *Service) finalizeDraft(ctx context.Context, tenantID, invoiceID string)
 		}
 		if inv.Status != StatusDraft {
 			return &TransitionError{InvoiceID: inv.ID, Status: inv.Status, Action: "finalize"}
+		}
+		if inv.CustomerID != nil && s.customers != nil {
+			// The customer's details as they are now, kept by the invoice
+			// from here on.
+			c, err := s.customers.Customer(ctx, tenantID, *inv.CustomerID)
+			if err != nil {
+				return err
+			}
+			inv.Customer = c.details()
 		}
 		if inv.Number == "" {
 			n, err := s.store.NextNumber(ctx, tenantID)

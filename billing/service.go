@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -57,6 +58,8 @@ type Service struct {
 	now  func() time.Time
 	// events records the audit trail (WithEvents); nil records nothing.
 	events Events
+	// customers keeps the customers on record (WithCustomers).
+	customers CustomerStore
 }
 
 // Option configures a Service.
@@ -113,9 +116,13 @@ func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceI
 	if err != nil {
 		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
 	}
-	inv, err := in.draft()
-	if err != nil {
+	named, err := s.namedCustomer(ctx, tenantID, &in)
+	inv, derr := in.draft()
+	if err = mergeInvalid(err, derr); err != nil {
 		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
+	}
+	if named != nil {
+		inv.CustomerID, inv.Customer = &in.CustomerID, *named
 	}
 	now := s.clock(ctx)
 	inv.ID, inv.TenantID, inv.CreatedAt = id.New(id.Invoice), tenantID, now
@@ -143,6 +150,40 @@ func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceI
 		return Invoice{}, fmt.Errorf("billing: create invoice: %w", err)
 	}
 	return inv, nil
+}
+
+// namedCustomer checks that in sends exactly one of customer_id and an
+// inline customer, and returns the details of the customer customer_id
+// names (nil for an inline one), which it also sets as in's customer for
+// the rest of the checks.
+func (s *Service) namedCustomer(ctx context.Context, tenantID string, in *CreateInvoiceInput) (*Customer, error) {
+	if in.CustomerID == "" {
+		return nil, nil
+	}
+	if in.Customer != (CustomerInput{}) {
+		return nil, invalid("customer_id", "cannot be sent with customer: send one of them")
+	}
+	c, err := s.invoiceCustomer(ctx, tenantID, in.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	in.Customer = CustomerInput{Name: c.Name, Email: c.Email}
+	return &c, nil
+}
+
+// mergeInvalid joins two checks' outcomes: the first error that is no
+// *InvalidError, else every field error of both.
+func mergeInvalid(a, b error) error {
+	for _, err := range []error{a, b} {
+		var ie *InvalidError
+		if err != nil && !errors.As(err, &ie) {
+			return err
+		}
+	}
+	fe := field.Errors{}
+	fe.Merge(a)
+	fe.Merge(b)
+	return fe.Err()
 }
 
 // Get returns the tenant's invoice with id. ErrNotFound when the tenant

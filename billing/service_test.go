@@ -75,7 +75,7 @@ func TestCreateNormalizes(t *testing.T) {
 	in.Memo = "Net 30"
 	in.Metadata = map[string]string{"order": "ord_1"}
 	inv := mustCreate(t, svc, tenantA, in)
-	want := billing.Customer{Name: "Ada Lovelace", Email: "ada@example.com"}
+	want := billing.Customer{Name: "Ada Lovelace", Email: "ada@example.com", Locale: billing.DefaultLocale}
 	if inv.Customer != want || inv.LineItems[0].Description != "Consulting" {
 		t.Errorf("got customer %+v line %q, want %+v %q", inv.Customer, inv.LineItems[0].Description, want, "Consulting")
 	}

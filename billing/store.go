@@ -34,7 +34,7 @@ type Store interface {
 	UpdateInvoice(ctx context.Context, inv Invoice) error
 	// ListInvoices returns up to f.Limit (≥ 1) of the tenant's invoices,
 	// newest (highest id) first, with id < f.Before when f.Before is set,
-	// matching f.Status and f.CustomerEmail when set; and whether more
+	// matching f.Status, f.CustomerEmail and f.CustomerID when set; and whether more
 	// match beyond them.
 	ListInvoices(ctx context.Context, tenantID string, f ListFilter) (page []Invoice, hasMore bool, err error)
 	// InvoiceTenant returns the tenant owning the invoice with id, for a
@@ -79,6 +79,8 @@ type ListFilter struct {
 	// CustomerEmail keeps only invoices to this customer ("" or blank for
 	// all); matched case-insensitively.
 	CustomerEmail string `json:"customer_email" validate:"max=254,text"`
+	// CustomerID keeps only invoices naming this customer on record.
+	CustomerID string `json:"customer_id" validate:"omitempty,id=cus"`
 	// Limit is the page size: 1..MaxListLimit, DefaultListLimit when 0.
 	// Service.List clamps it into that range.
 	Limit int

@@ -33,6 +33,7 @@ var types = func() []string {
 	ts := []string{
 		InvoiceCreated, InvoiceUpdated, InvoiceDeleted, InvoiceFinalized, InvoiceVoided,
 		InvoiceUncollectible, InvoicePaid, InvoicePaymentRecorded, InvoiceRefunded,
+		CustomerCreated, CustomerUpdated, CustomerArchived,
 		TicketCreated, TicketUpdated, TicketCommented,
 		ContractRequestSubmitted, ContractRequestCancelled, ContractRequestApproved,
 		ContractRequestRejected, ContractRequestApplied,

@@ -153,6 +153,9 @@ type Services struct {
 	Contracts Contracts
 	// Billing serves the collections endpoints (a *billing.Service).
 	Billing Invoices
+	// Customers serves the tenants' customers on record at
+	// /api/v1/collections/customers (a *billing.Service).
+	Customers Customers
 	// Payments serves an invoice's payments: record one, list the ledger
 	// (a *billing.Ledger).
 	Payments InvoicePayments

@@ -19,7 +19,9 @@ import (
 // its request body into (the operator API's are in package operatorapi).
 var requestBodies = map[string]any{
 	"createInvoice":            billing.CreateInvoiceInput{},
-	"updateInvoice":            patchOf{billing.CreateInvoiceInput{}, []string{"currency", "status"}},
+	"updateInvoice":            patchOf{billing.CreateInvoiceInput{}, []string{"currency", "status", "customer_id"}},
+	"createCustomer":           billing.CreateCustomerInput{},
+	"updateCustomer":           patchOf{billing.CreateCustomerInput{}, nil},
 	"recordInvoicePayment":     billing.RecordPaymentInput{},
 	"selectTenant":             selectTenantRequest{},
 	"toggleModule":             toggleRequest{},

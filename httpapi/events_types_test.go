@@ -122,8 +122,8 @@ func TestEveryEventTypeIsEmitted(t *testing.T) {
 
 		// The state the triggers share, set by earlier ones.
 		var (
-			tenantID, userID, paidID, ticketID, keyID, operatorKeyID string
-			dueInvoice, approvedID, signInToken                      string
+			tenantID, userID, paidID, ticketID, keyID, operatorKeyID, customerID string
+			dueInvoice, approvedID, signInToken                                  string
 			// secrets are those shown once, which no event may hold.
 			secrets []string
 			// platform is the test tenant the platform invoices' triggers
@@ -226,6 +226,19 @@ func TestEveryEventTypeIsEmitted(t *testing.T) {
 				_, err := app.SignInLinks.Consume(ctx, signInToken)
 				check(t, err)
 				return acme, e.alice.ID
+			}},
+			// Alice's customers.
+			{"customer.created", "user", func(t *testing.T) (string, string) {
+				customerID = user(t, "POST", "/api/v1/collections/customers", `{"name":"Ada","email":"ada@example.com"}`, http.StatusCreated)["id"].(string)
+				return acme, customerID
+			}},
+			{"customer.updated", "user", func(t *testing.T) (string, string) {
+				user(t, "PATCH", "/api/v1/collections/customers/"+customerID, `{"tax_id":"GB1"}`, http.StatusOK)
+				return acme, customerID
+			}},
+			{"customer.archived", "user", func(t *testing.T) (string, string) {
+				user(t, "POST", "/api/v1/collections/customers/"+customerID+"/archive", "", http.StatusOK)
+				return acme, customerID
 			}},
 			// Alice's invoices.
 			{"invoice.created", "user", func(t *testing.T) (string, string) { id := draft(t); return acme, id }},

@@ -98,7 +98,7 @@ func TestInvoicePatch(t *testing.T) {
 		}{
 			{"Nothing", `{}`, func(map[string]any) {}},
 			{"CustomerName", `{"customer":{"name":" Grace Hopper "}}`, func(inv map[string]any) {
-				inv["customer"] = map[string]any{"name": "Grace Hopper", "email": "ada@example.com"}
+				inv["customer"] = map[string]any{"name": "Grace Hopper", "email": "ada@example.com", "locale": "en"}
 			}},
 			{"LinesRecomputed", `{"line_items":[{"description":"Consulting","quantity":2,"unit_amount":1999,"tax_rate_bps":825},{"description":"Travel","quantity":1,"unit_amount":500}]}`,
 				func(inv map[string]any) {

@@ -66,7 +66,7 @@ type InvoicePayments interface {
 func (a *API) invoiceEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "GET", Path: "/api/v1/collections/invoices", Group: GroupCollections,
-			Tenant: true, Permission: tenancy.PermInvoicesRead, Query: ListQuery("status", "customer_email"), Handle: With(a.cfg.Services.Billing, a.listInvoices)},
+			Tenant: true, Permission: tenancy.PermInvoicesRead, Query: ListQuery("status", "customer_email", "customer_id"), Handle: With(a.cfg.Services.Billing, a.listInvoices)},
 		{Method: "POST", Path: "/api/v1/collections/invoices", Group: GroupCollections,
 			Tenant: true, Permission: tenancy.PermInvoicesWrite, Module: catalog.ModuleInvoices, Idempotent: true,
 			Handle: With(a.cfg.Services.Billing, a.createInvoice)},
@@ -93,7 +93,8 @@ func (a *API) invoiceEndpoints() []Endpoint {
 }
 
 // listInvoices answers GET /api/v1/collections/invoices: the tenant's
-// invoices, newest first, filtered by ?status= and ?customer_email=.
+// invoices, newest first, filtered by ?status=, ?customer_email= and
+// ?customer_id=.
 func (a *API) listInvoices(w http.ResponseWriter, r *http.Request) error {
 	limit, before, err := ParseListParams(r)
 	if err != nil {
@@ -102,7 +103,8 @@ func (a *API) listInvoices(w http.ResponseWriter, r *http.Request) error {
 	m, _ := MembershipFrom(r.Context())
 	q := r.URL.Query()
 	invoices, more, err := a.cfg.Services.Billing.List(r.Context(), m.TenantID, billing.ListFilter{
-		Status: q.Get("status"), CustomerEmail: q.Get("customer_email"), Limit: limit, Before: before})
+		Status: q.Get("status"), CustomerEmail: q.Get("customer_email"), CustomerID: q.Get("customer_id"),
+		Limit: limit, Before: before})
 	if err != nil {
 		return err
 	}

@@ -477,7 +477,7 @@ func TestOpenAPIDocumentEndpoint(t *testing.T) {
 func invoiceFixture() map[string]any {
 	return map[string]any{
 		"id": "inv_01jd3k5q8r9s0t1v2w3x4y5z6a", "number": "INV-000042", "status": "open",
-		"customer": map[string]any{"name": "Ada", "email": "ada@example.com"}, "currency": "USD",
+		"customer_id": nil, "customer": map[string]any{"name": "Ada", "email": "ada@example.com", "locale": "en"}, "currency": "USD",
 		"line_items": []any{map[string]any{"description": "Plan", "quantity": 1, "unit_amount": 1999, "tax_rate_bps": 825, "amount": 1999}},
 		"subtotal":   1999, "tax": 165, "total": 2164, "amount_paid": 0, "amount_due": 2164, "overdue": false, "memo": "",
 		"metadata": map[string]any{}, "created_at": "2026-11-21T10:00:00.123456Z", "finalized_at": "2026-11-21T10:00:00Z", "paid_at": nil,

@@ -39,6 +39,7 @@ func routePath(pattern string) string {
 		"/api/operator/tickets/{id}", "/api/operator/tickets/"+id.New(id.Ticket),
 		"/api/operator/payment-events/{id}", "/api/operator/payment-events/evt_nothing",
 		"/api/v1/collections/invoices/{id}", "/api/v1/collections/invoices/"+id.New(id.Invoice),
+		"/api/v1/collections/customers/{id}", "/api/v1/collections/customers/"+id.New(id.Customer),
 		"/api/tickets/{id}", "/api/tickets/"+id.New(id.Ticket),
 		"/api/contract-requests/{id}", "/api/contract-requests/"+id.New(id.Contract),
 		"/api/operator/invoices/{id}", "/api/operator/invoices/"+id.New(id.PlatformInvoice),

@@ -42,6 +42,21 @@ func TestBunStore(t *testing.T) {
 	}, tenancystore.Migrations(), bunstore.Migrations())
 }
 
+func TestBunStoreCustomers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		mustSuiteTenants(t, db)
+		billingtest.RunCustomers(t, func(t *testing.T) billingtest.CustomerStores {
+			for _, table := range []string{"invoice_payments", "invoices", "invoice_sequences", "customers"} {
+				if _, err := database.AcrossTenants(db.NewDelete()).TableExpr(table).Where("TRUE").Exec(ctx); err != nil {
+					t.Fatalf("empty %s: %v", table, err)
+				}
+			}
+			return bunstore.New(db)
+		})
+	}, tenancystore.Migrations(), bunstore.Migrations())
+}
+
 func TestBunStoreDunning(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()

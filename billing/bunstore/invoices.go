@@ -17,7 +17,8 @@ var paymentColumns = []string{"status", "amount_paid", "amount_due", "received",
 // savedColumns are the columns a draft's edit or its finalization writes
 // (SaveInvoice): all but the keys, currency, created_at and the dunning
 // state.
-var savedColumns = []string{"number", "status", "customer_name", "customer_email", "line_items",
+var savedColumns = []string{"number", "status", "customer_name", "customer_email",
+	"customer_address", "customer_tax_id", "customer_locale", "line_items",
 	"subtotal", "tax", "total", "amount_paid", "amount_due", "received", "refunded",
 	"due_date", "memo", "metadata", "finalized_at", "paid_at"}
 
@@ -87,6 +88,9 @@ func (s *Store) ListInvoices(ctx context.Context, tenantID string, f billing.Lis
 	}
 	if f.CustomerEmail != "" {
 		q = q.Where("customer_email = ?", f.CustomerEmail)
+	}
+	if f.CustomerID != "" {
+		q = q.Where("customer_id = ?", f.CustomerID)
 	}
 	if f.Before != "" {
 		q = q.Where("id < ?", f.Before)

@@ -14,27 +14,33 @@ import (
 // it from and to a billing.Invoice.
 type invoiceRow struct {
 	bun.BaseModel `bun:"table:invoices"`
-	TenantID      string     `bun:"tenant_id,pk"`
-	ID            string     `bun:"id,pk"`
-	Number        *string    `bun:"number"` // NULL: an unnumbered draft
-	Status        string     `bun:"status"`
-	CustomerName  string     `bun:"customer_name"`
-	CustomerEmail string     `bun:"customer_email"`
-	Currency      string     `bun:"currency"`
-	LineItems     string     `bun:"line_items"`
-	Subtotal      int64      `bun:"subtotal"`
-	Tax           int64      `bun:"tax"`
-	Total         int64      `bun:"total"`
-	AmountPaid    int64      `bun:"amount_paid"`
-	AmountDue     int64      `bun:"amount_due"`
-	Received      int64      `bun:"received"`
-	Refunded      int64      `bun:"refunded"`
-	DueDate       *string    `bun:"due_date"`
-	Memo          string     `bun:"memo"`
-	Metadata      string     `bun:"metadata"`
-	CreatedAt     time.Time  `bun:"created_at"`
-	FinalizedAt   *time.Time `bun:"finalized_at"`
-	PaidAt        *time.Time `bun:"paid_at"`
+	TenantID      string  `bun:"tenant_id,pk"`
+	ID            string  `bun:"id,pk"`
+	Number        *string `bun:"number"` // NULL: an unnumbered draft
+	Status        string  `bun:"status"`
+	CustomerName  string  `bun:"customer_name"`
+	CustomerEmail string  `bun:"customer_email"`
+	// CustomerID is NULL for an inline customer; CustomerAddress is JSON,
+	// NULL for none.
+	CustomerID      *string    `bun:"customer_id"`
+	CustomerAddress *string    `bun:"customer_address"`
+	CustomerTaxID   string     `bun:"customer_tax_id"`
+	CustomerLocale  string     `bun:"customer_locale"`
+	Currency        string     `bun:"currency"`
+	LineItems       string     `bun:"line_items"`
+	Subtotal        int64      `bun:"subtotal"`
+	Tax             int64      `bun:"tax"`
+	Total           int64      `bun:"total"`
+	AmountPaid      int64      `bun:"amount_paid"`
+	AmountDue       int64      `bun:"amount_due"`
+	Received        int64      `bun:"received"`
+	Refunded        int64      `bun:"refunded"`
+	DueDate         *string    `bun:"due_date"`
+	Memo            string     `bun:"memo"`
+	Metadata        string     `bun:"metadata"`
+	CreatedAt       time.Time  `bun:"created_at"`
+	FinalizedAt     *time.Time `bun:"finalized_at"`
+	PaidAt          *time.Time `bun:"paid_at"`
 
 	Overdue bool `bun:"overdue"`
 	// UncollectibleReason is "" unless the invoice is uncollectible.
@@ -71,7 +77,13 @@ func toRow(inv billing.Invoice) (invoiceRow, error) {
 	if err != nil {
 		return invoiceRow{}, fmt.Errorf("billing: encode metadata: %w", err)
 	}
+	addr, err := encodeAddress(inv.Customer.Address)
+	if err != nil {
+		return invoiceRow{}, err
+	}
 	row := invoiceRow{
+		CustomerID: inv.CustomerID, CustomerAddress: addr,
+		CustomerTaxID: inv.Customer.TaxID, CustomerLocale: inv.Customer.Locale,
 		TenantID: inv.TenantID, ID: inv.ID, Status: string(inv.Status),
 		CustomerName: inv.Customer.Name, CustomerEmail: inv.Customer.Email, Currency: inv.Currency,
 		LineItems: string(lineJSON), Subtotal: inv.Subtotal, Tax: inv.Tax, Total: inv.Total,
@@ -105,9 +117,16 @@ func (r invoiceRow) invoice() (billing.Invoice, error) {
 	if meta == nil { // a stored "null"
 		meta = map[string]string{}
 	}
+	addr, err := decodeAddress(r.CustomerAddress)
+	if err != nil {
+		return billing.Invoice{}, fmt.Errorf("billing: customer of %s: %w", r.ID, err)
+	}
 	inv := billing.Invoice{
 		ID: r.ID, TenantID: r.TenantID, Status: billing.Status(r.Status),
-		Customer: billing.Customer{Name: r.CustomerName, Email: r.CustomerEmail}, Currency: r.Currency,
+		CustomerID: r.CustomerID,
+		Customer: billing.Customer{Name: r.CustomerName, Email: r.CustomerEmail,
+			Address: addr, TaxID: r.CustomerTaxID, Locale: r.CustomerLocale},
+		Currency:  r.Currency,
 		LineItems: make([]billing.LineItem, len(lines)), Subtotal: r.Subtotal, Tax: r.Tax, Total: r.Total,
 		AmountPaid: r.AmountPaid, AmountDue: r.AmountDue, Received: r.Received, Refunded: r.Refunded,
 		Memo: r.Memo, Metadata: meta, CreatedAt: r.CreatedAt.UTC(),

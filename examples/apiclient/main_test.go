@@ -37,7 +37,7 @@ func mustInvoice(t *testing.T, url, key, customer string, currency client.Curren
 	c, err := client.NewClientWithResponses(url, client.WithRequestEditorFn(bearer))
 	check(t, err)
 	res, err := c.CreateInvoiceWithResponse(t.Context(), nil, client.CreateInvoiceInput{
-		Customer:  client.InvoiceCustomerInput{Name: customer, Email: strings.ToLower(customer) + "@example.com"},
+		Customer:  &client.InvoiceCustomerInput{Name: customer, Email: strings.ToLower(customer) + "@example.com"},
 		Currency:  currency,
 		LineItems: []client.LineItemInput{{Description: "Consulting", Quantity: 1, UnitAmount: amount}},
 		Status:    &status,

@@ -732,6 +732,9 @@ const (
 	WebhookEventTypeContractRequestCancelled     WebhookEventType = "contract_request.cancelled"
 	WebhookEventTypeContractRequestRejected      WebhookEventType = "contract_request.rejected"
 	WebhookEventTypeContractRequestSubmitted     WebhookEventType = "contract_request.submitted"
+	WebhookEventTypeCustomerArchived             WebhookEventType = "customer.archived"
+	WebhookEventTypeCustomerCreated              WebhookEventType = "customer.created"
+	WebhookEventTypeCustomerUpdated              WebhookEventType = "customer.updated"
 	WebhookEventTypeEntitlementLimitCleared      WebhookEventType = "entitlement.limit_cleared"
 	WebhookEventTypeEntitlementLimitSet          WebhookEventType = "entitlement.limit_set"
 	WebhookEventTypeEntitlementThreshold         WebhookEventType = "entitlement.threshold"
@@ -794,6 +797,12 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeContractRequestRejected:
 		return true
 	case WebhookEventTypeContractRequestSubmitted:
+		return true
+	case WebhookEventTypeCustomerArchived:
+		return true
+	case WebhookEventTypeCustomerCreated:
+		return true
+	case WebhookEventTypeCustomerUpdated:
 		return true
 	case WebhookEventTypeEntitlementLimitCleared:
 		return true
@@ -941,6 +950,38 @@ type AccessMatrix struct {
 	//
 	// Example: ten_01jd3k5q8r9s0t1v2w3x4y5zaa
 	TenantID TenantID `json:"tenant_id"`
+}
+
+// Address A postal address. Members other than `line1` and `country` are absent when empty.
+type Address struct {
+	City *string `json:"city,omitempty"`
+
+	// Country An upper-case ISO 3166-1 alpha-2 country code.
+	//
+	// Example: DE
+	Country    string  `json:"country"`
+	Line1      string  `json:"line1"`
+	Line2      *string `json:"line2,omitempty"`
+	PostalCode *string `json:"postal_code,omitempty"`
+
+	// State State, province or region.
+	State *string `json:"state,omitempty"`
+}
+
+// AddressChange Merged member by member into the customer's address (a member set to `null` or `""` clears it); `null` removes the address. The address that results needs `line1` and `country` (422 on `address.line1`, `address.country` otherwise).
+type AddressChange struct {
+	City *string `json:"city,omitempty"`
+
+	// Country An upper-case ISO 3166-1 alpha-2 country code.
+	//
+	// Example: DE
+	Country    *string `json:"country,omitempty"`
+	Line1      *string `json:"line1,omitempty"`
+	Line2      *string `json:"line2,omitempty"`
+	PostalCode *string `json:"postal_code,omitempty"`
+
+	// State State, province or region.
+	State *string `json:"state,omitempty"`
 }
 
 // App defines model for App.
@@ -1093,18 +1134,38 @@ type CreateCommentInput struct {
 	Body string `json:"body"`
 }
 
-// CreateInvoiceInput A new invoice. The server computes every amount and assigns the next number.
+// CreateCustomerInput A new customer on record.
+type CreateCustomerInput struct {
+	// Address A postal address. Members other than `line1` and `country` are absent when empty.
+	Address *Address `json:"address,omitempty"`
+	Email   string   `json:"email"`
+
+	// Locale A BCP 47 language tag.
+	//
+	// Example: de-CH
+	Locale *string `json:"locale,omitempty"`
+
+	// Metadata At most 50 entries; keys of 1–40 characters.
+	Metadata *map[string]string `json:"metadata,omitempty"`
+	Name     string             `json:"name"`
+	TaxID    *string            `json:"tax_id,omitempty"`
+}
+
+// CreateInvoiceInput A new invoice. The server computes every amount and assigns the next number. Send exactly one of `customer_id` (a customer on record, not archived) and `customer` (inline): both, or neither, is a 422.
 type CreateInvoiceInput struct {
 	// Currency An upper-case ISO 4217 currency code. Amounts are integers in its minor unit as ISO 4217 list one gives it (JPY has 0 digits, USD 2, KWD 3, CLF 4). New invoices take only codes list one has with a minor unit; an invoice stored before its code was retired keeps it.
 	//
 	// Example: USD
 	Currency Currency `json:"currency"`
 
-	// Customer The customer of a new invoice.
-	Customer  InvoiceCustomerInput `json:"customer"`
-	DueDate   *openapi_types.Date  `json:"due_date,omitempty"`
-	LineItems []LineItemInput      `json:"line_items"`
-	Memo      *string              `json:"memo,omitempty"`
+	// Customer The inline customer of a new invoice (its locale is `en`).
+	Customer *InvoiceCustomerInput `json:"customer,omitempty"`
+
+	// CustomerID One of the tenant's customers on record, not archived (422 on `customer_id` otherwise).
+	CustomerID *CustomerID         `json:"customer_id,omitempty"`
+	DueDate    *openapi_types.Date `json:"due_date,omitempty"`
+	LineItems  []LineItemInput     `json:"line_items"`
+	Memo       *string             `json:"memo,omitempty"`
 
 	// Metadata At most 50 entries; keys of 1–40 characters.
 	Metadata *map[string]string `json:"metadata,omitempty"`
@@ -1145,11 +1206,70 @@ type CreateWebhookEndpointInput struct {
 // Example: USD
 type Currency = string
 
-// Customer Who the invoice is addressed to.
+// Customer Who the invoice is addressed to: the details of its customer on record (`customer_id`), current while the invoice is a draft and copied when it is finalized, or those sent inline.
 type Customer struct {
+	// Address A postal address. Members other than `line1` and `country` are absent when empty.
+	Address *Address `json:"address,omitempty"`
+
 	// Email Stored lower-case.
 	Email string `json:"email"`
-	Name  string `json:"name"`
+
+	// Locale A BCP 47 language tag; `en` for an inline customer. Absent on invoices stored without one.
+	//
+	// Example: de-CH
+	Locale *string `json:"locale,omitempty"`
+	Name   string  `json:"name"`
+
+	// TaxID Absent when none.
+	TaxID *string `json:"tax_id,omitempty"`
+}
+
+// CustomerID Customer id: `cus_` and a lower-case ULID, so ids sort by creation time.
+//
+// Example: cus_01jd3k5q8r9s0t1v2w3x4y5zaa
+type CustomerID = string
+
+// CustomerList A page of customers, newest first.
+type CustomerList struct {
+	Data    []CustomerRecord `json:"data"`
+	HasMore bool             `json:"has_more"`
+
+	// NextCursor Pass as `?cursor=` for the next page; null on the last page.
+	NextCursor *NextCursor `json:"next_cursor"`
+}
+
+// CustomerRecord A customer the tenant keeps on record, whom invoices name by `customer_id`. A draft invoice shows the customer's current details; finalizing it copies them onto the invoice.
+type CustomerRecord struct {
+	// Address A postal address. Members other than `line1` and `country` are absent when empty.
+	Address *Address `json:"address,omitempty"`
+
+	// ArchivedAt When the customer was archived; null while it is not. An archived customer is left out of lists unless `archived=true`, and new invoices cannot name it.
+	ArchivedAt *time.Time `json:"archived_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+
+	// Email Stored lower-case.
+	Email string `json:"email"`
+
+	// ID Customer id: `cus_` and a lower-case ULID, so ids sort by creation time.
+	//
+	// Example: cus_01jd3k5q8r9s0t1v2w3x4y5zaa
+	ID CustomerID `json:"id"`
+
+	// Locale A BCP 47 language tag.
+	//
+	// Example: de-CH
+	Locale string `json:"locale"`
+
+	// Metadata The tenant's own data.
+	Metadata map[string]string `json:"metadata"`
+	Name     string            `json:"name"`
+
+	// Outstanding What the customer owes on its open invoices, one entry per currency, sorted by currency; `[]` when nothing. Given by the answers about one customer, absent from lists.
+	Outstanding *[]Outstanding `json:"outstanding,omitempty"`
+
+	// TaxID The customer's tax number; `""` when none.
+	TaxID     string    `json:"tax_id"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Effective When a change takes effect: at the next billing period, or at once (prorated).
@@ -1233,7 +1353,7 @@ type Event struct {
 	// TenantID The tenant the change belongs to; absent for a change of the platform's own.
 	TenantID *TenantID `json:"tenant_id,omitempty"`
 
-	// Type What happened: `invoice.created`, `invoice.updated`, `invoice.deleted`, `invoice.finalized`, `invoice.voided`, `invoice.marked_uncollectible`, `invoice.paid`, `invoice.payment_recorded`, `invoice.refunded`, `ticket.created`, `ticket.updated`, `ticket.commented`, `contract_request.submitted`, `contract_request.cancelled`, `contract_request.approved`, `contract_request.rejected`, `contract_request.applied`, `module.toggled`, `api_key.created`, `api_key.revoked`, `invoice.payment_failed`, `invoice.overdue`, `invoice.reminder_sent`, `ticket.rated`, `ticket.sla_breached`, `entitlement.threshold`, `entitlement.limit_set`, `entitlement.limit_cleared`, `notification.read`, `notification.read_all`, `tenant.created`, `tenant.plan_changed`, `user.created`, `member.added`, `member.role_changed`, `member.removed`, `payment_event.applied`, `payment_event.dismissed`, `operator_key.created`, `operator_key.revoked`, `login_link.created`, `session.created` (docs/api.md lists them with their resources).
+	// Type What happened: `invoice.created`, `invoice.updated`, `invoice.deleted`, `invoice.finalized`, `invoice.voided`, `invoice.marked_uncollectible`, `invoice.paid`, `invoice.payment_recorded`, `invoice.refunded`, `ticket.created`, `ticket.updated`, `ticket.commented`, `contract_request.submitted`, `contract_request.cancelled`, `contract_request.approved`, `contract_request.rejected`, `contract_request.applied`, `module.toggled`, `api_key.created`, `api_key.revoked`, `invoice.payment_failed`, `invoice.overdue`, `invoice.reminder_sent`, `customer.created`, `customer.updated`, `customer.archived`, `ticket.rated`, `ticket.sla_breached`, `entitlement.threshold`, `entitlement.limit_set`, `entitlement.limit_cleared`, `notification.read`, `notification.read_all`, `tenant.created`, `tenant.plan_changed`, `user.created`, `member.added`, `member.role_changed`, `member.removed`, `payment_event.applied`, `payment_event.dismissed`, `operator_key.created`, `operator_key.revoked`, `login_link.created`, `session.created` (docs/api.md lists them with their resources).
 	//
 	// Example: invoice.paid
 	Type string `json:"type"`
@@ -1290,7 +1410,7 @@ type HostedURL struct {
 
 // Invoice A tenant's bill to one of its customers. Every amount is an integer in minor units of `currency`, computed by the server: a line's tax is `amount × tax_rate_bps / 10000` rounded half away from zero, and the invoice sums its lines.
 //
-// Example: {"amount_due":2164,"amount_paid":0,"created_at":"2026-11-21T10:00:00Z","currency":"USD","customer":{"email":"ada@example.com","name":"Ada Lovelace"},"due_date":"2026-12-21","finalized_at":"2026-11-21T10:00:00Z","id":"inv_01jd3k5q8r9s0t1v2w3x4y5zaa","line_items":[{"amount":1999,"description":"Consulting","quantity":1,"tax_rate_bps":825,"unit_amount":1999}],"memo":"","metadata":{"order":"A-17"},"number":"INV-000042","overdue":false,"paid_at":null,"status":"open","subtotal":1999,"tax":165,"total":2164}
+// Example: {"amount_due":2164,"amount_paid":0,"created_at":"2026-11-21T10:00:00Z","currency":"USD","customer":{"email":"ada@example.com","locale":"en","name":"Ada Lovelace"},"customer_id":null,"due_date":"2026-12-21","finalized_at":"2026-11-21T10:00:00Z","id":"inv_01jd3k5q8r9s0t1v2w3x4y5zaa","line_items":[{"amount":1999,"description":"Consulting","quantity":1,"tax_rate_bps":825,"unit_amount":1999}],"memo":"","metadata":{"order":"A-17"},"number":"INV-000042","overdue":false,"paid_at":null,"status":"open","subtotal":1999,"tax":165,"total":2164}
 type Invoice struct {
 	// AmountDue What remains to be paid; 0 on a void invoice.
 	AmountDue int64 `json:"amount_due"`
@@ -1304,8 +1424,11 @@ type Invoice struct {
 	// Example: USD
 	Currency Currency `json:"currency"`
 
-	// Customer Who the invoice is addressed to.
+	// Customer Who the invoice is addressed to: the details of its customer on record (`customer_id`), current while the invoice is a draft and copied when it is finalized, or those sent inline.
 	Customer Customer `json:"customer"`
+
+	// CustomerID The customer on record the invoice names; null for an inline customer.
+	CustomerID *string `json:"customer_id"`
 
 	// DueDate Absent when unset.
 	DueDate *openapi_types.Date `json:"due_date,omitempty"`
@@ -1360,7 +1483,7 @@ type InvoiceCustomerChange struct {
 	Name  *string `json:"name,omitempty"`
 }
 
-// InvoiceCustomerInput The customer of a new invoice.
+// InvoiceCustomerInput The inline customer of a new invoice (its locale is `en`).
 type InvoiceCustomerInput struct {
 	Email string `json:"email"`
 	Name  string `json:"name"`
@@ -1502,6 +1625,16 @@ type OpenAPIDocument struct {
 	Info    map[string]interface{} `json:"info"`
 	Openapi string                 `json:"openapi"`
 	Paths   map[string]interface{} `json:"paths"`
+}
+
+// Outstanding What a customer owes in one currency: the sum of `amount_due` over its open invoices.
+type Outstanding struct {
+	AmountDue int64 `json:"amount_due"`
+
+	// Currency An upper-case ISO 4217 currency code. Amounts are integers in its minor unit as ISO 4217 list one gives it (JPY has 0 digits, USD 2, KWD 3, CLF 4). New invoices take only codes list one has with a minor unit; an invoice stored before its code was retired keeps it.
+	//
+	// Example: USD
+	Currency Currency `json:"currency"`
 }
 
 // Payment One entry of an invoice's ledger: a payment or a refund.
@@ -2054,7 +2187,30 @@ type ToggleModuleResult struct {
 	Module  string `json:"module"`
 }
 
-// UpdateInvoiceInput A change of a draft, with merge semantics: members left out are unchanged. At least nothing is required; `{}` changes nothing.
+// UpdateCustomerInput A change of a customer, with merge semantics: members left out are unchanged. The customer's draft invoices show the change at once; finalized invoices keep the details they were finalized with.
+type UpdateCustomerInput struct {
+	// Address Merged member by member into the customer's address (a member set to `null` or `""` clears it); `null` removes the address. The address that results needs `line1` and `country` (422 on `address.line1`, `address.country` otherwise).
+	Address *AddressChange `json:"address,omitempty"`
+
+	// Email `null` changes nothing.
+	Email *string `json:"email,omitempty"`
+
+	// Locale A BCP 47 language tag; `null` sets `en`.
+	//
+	// Example: de-CH
+	Locale *string `json:"locale,omitempty"`
+
+	// Metadata Merged key by key: a string sets the key, `null` removes it, keys not named are kept; `null` removes every key. At most 50 entries after the merge.
+	Metadata *map[string]*string `json:"metadata,omitempty"`
+
+	// Name `null` changes nothing.
+	Name *string `json:"name,omitempty"`
+
+	// TaxID `null` or `""` clears it.
+	TaxID *string `json:"tax_id,omitempty"`
+}
+
+// UpdateInvoiceInput A change of a draft, with merge semantics: members left out are unchanged. At least nothing is required; `{}` changes nothing. An invoice that names a customer on record (`customer_id`) takes no `customer` (422): change the customer instead.
 type UpdateInvoiceInput struct {
 	// Customer The members given replace the customer's; `null` (or a member that is `null`) changes nothing.
 	Customer *InvoiceCustomerChange `json:"customer,omitempty"`
@@ -2232,6 +2388,9 @@ type WebhookEndpointWithSecret struct {
 // WebhookEventType A type of event an endpoint can subscribe to: the types tenantkit records (see `Event`).
 type WebhookEventType string
 
+// ArchivedFilter defines model for ArchivedFilter.
+type ArchivedFilter = bool
+
 // ContractRequestIDPath Contract change request id: `ccr_` and a lower-case ULID, so ids sort by creation time.
 //
 // Example: ccr_01jd3k5q8r9s0t1v2w3x4y5zaa
@@ -2251,6 +2410,19 @@ type Cursor = string
 
 // CustomerEmailFilter defines model for CustomerEmailFilter.
 type CustomerEmailFilter = string
+
+// CustomerIDFilter Customer id: `cus_` and a lower-case ULID, so ids sort by creation time.
+//
+// Example: cus_01jd3k5q8r9s0t1v2w3x4y5zaa
+type CustomerIDFilter = CustomerID
+
+// CustomerIDPath Customer id: `cus_` and a lower-case ULID, so ids sort by creation time.
+//
+// Example: cus_01jd3k5q8r9s0t1v2w3x4y5zaa
+type CustomerIDPath = CustomerID
+
+// CustomerSearch defines model for CustomerSearch.
+type CustomerSearch = string
 
 // EventIDPath Event id: `evt_` and a lower-case ULID, so ids sort by creation time.
 //
@@ -2765,6 +2937,66 @@ type RateTicketParams struct {
 	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
 }
 
+// ListCustomersParams defines parameters for ListCustomers.
+type ListCustomersParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page. Opaque: do not build one. A malformed cursor is a 400.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Search Keep the customers whose name or email contains this (a substring, ignoring case).
+	Search *CustomerSearch `form:"search,omitempty" json:"search,omitempty"`
+
+	// Archived `true` lists the archived customers too.
+	Archived *ArchivedFilter `form:"archived,omitempty" json:"archived,omitempty"`
+
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// CreateCustomerParams defines parameters for CreateCustomer.
+type CreateCustomerParams struct {
+	// IdempotencyKey Makes the POST safe to retry for 24 hours, per tenant and credential: the same key and body return the first response again (with `Idempotent-Replayed: true`) without creating anything; the same key with another body is a 422 `idempotency_key_reused`; a retry while the first request is still running is a 409 `conflict`, at once. The value is a Structured Field String (RFC 8941): 1–255 printable ASCII characters in double quotes, `\"` and `\\` escaped; parameters after it are ignored. The unquoted form, 1–255 of `A–Z a–z 0–9 . _ : -`, is accepted too and names the same key as its quoted form. Anything else is a 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// GetCustomerParams defines parameters for GetCustomer.
+type GetCustomerParams struct {
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// UpdateCustomerParams defines parameters for UpdateCustomer.
+type UpdateCustomerParams struct {
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
+// ArchiveCustomerParams defines parameters for ArchiveCustomer.
+type ArchiveCustomerParams struct {
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
 // ListInvoicesParams defines parameters for ListInvoices.
 type ListInvoicesParams struct {
 	// Limit Page size.
@@ -2776,6 +3008,9 @@ type ListInvoicesParams struct {
 
 	// CustomerEmail Only invoices to this customer (case-insensitive).
 	CustomerEmail *CustomerEmailFilter `form:"customer_email,omitempty" json:"customer_email,omitempty"`
+
+	// CustomerID Only invoices naming this customer on record.
+	CustomerID *CustomerIDFilter `form:"customer_id,omitempty" json:"customer_id,omitempty"`
 
 	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
 	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
@@ -3053,6 +3288,12 @@ type CreateTicketCommentJSONRequestBody = CreateCommentInput
 
 // RateTicketJSONRequestBody defines body for RateTicket for application/json ContentType.
 type RateTicketJSONRequestBody = RatingInput
+
+// CreateCustomerJSONRequestBody defines body for CreateCustomer for application/json ContentType.
+type CreateCustomerJSONRequestBody = CreateCustomerInput
+
+// UpdateCustomerJSONRequestBody defines body for UpdateCustomer for application/json ContentType.
+type UpdateCustomerJSONRequestBody = UpdateCustomerInput
 
 // CreateInvoiceJSONRequestBody defines body for CreateInvoice for application/json ContentType.
 type CreateInvoiceJSONRequestBody = CreateInvoiceInput
@@ -3548,6 +3789,63 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/tickets/{id}/satisfaction (the `RateTicket` operationId).
 	RateTicket(ctx context.Context, id TicketIDPath, params *RateTicketParams, body RateTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCustomers List customers
+	//
+	// The current tenant's customers on record, newest first, keyset-paginated. `search` keeps those whose name or email contains it (a substring match, ignoring case); archived customers are left out unless `archived=true`. Requires the scope `collections:read`.
+	//
+	// Corresponds with GET /api/v1/collections/customers (the `ListCustomers` operationId).
+	ListCustomers(ctx context.Context, params *ListCustomersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCustomerWithBody Create a customer
+	//
+	// Creates a customer on record of the current tenant, whom invoices can then name by `customer_id`. `locale` defaults to `en`. Honours `Idempotency-Key`. Requires the scope `collections:write`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/collections/customers (the `CreateCustomer` operationId).
+	CreateCustomerWithBody(ctx context.Context, params *CreateCustomerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCustomer Create a customer
+	//
+	// Creates a customer on record of the current tenant, whom invoices can then name by `customer_id`. `locale` defaults to `en`. Honours `Idempotency-Key`. Requires the scope `collections:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/collections/customers (the `CreateCustomer` operationId).
+	CreateCustomer(ctx context.Context, params *CreateCustomerParams, body CreateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCustomer Get a customer
+	//
+	// One of the current tenant's customers, with `outstanding`: what it owes on its open invoices, per currency. Another tenant's customer is a 404. Requires the scope `collections:read`.
+	//
+	// Corresponds with GET /api/v1/collections/customers/{id} (the `GetCustomer` operationId).
+	GetCustomer(ctx context.Context, id CustomerIDPath, params *GetCustomerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCustomerWithBody Edit a customer
+	//
+	// Changes a customer of the current tenant with the semantics of a JSON merge patch (RFC 7396): a member left out is unchanged, `tax_id` takes `null` (or `""`) to clear, `locale` `null` to go back to `en`, `address` is merged member by member (`null` removes the address), and `metadata` is merged key by key. The customer's draft invoices show the change at once; finalized invoices keep what they were finalized with. An archived customer can be edited. Requires the scope `collections:write`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/v1/collections/customers/{id} (the `UpdateCustomer` operationId).
+	UpdateCustomerWithBody(ctx context.Context, id CustomerIDPath, params *UpdateCustomerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCustomer Edit a customer
+	//
+	// Changes a customer of the current tenant with the semantics of a JSON merge patch (RFC 7396): a member left out is unchanged, `tax_id` takes `null` (or `""`) to clear, `locale` `null` to go back to `en`, `address` is merged member by member (`null` removes the address), and `metadata` is merged key by key. The customer's draft invoices show the change at once; finalized invoices keep what they were finalized with. An archived customer can be edited. Requires the scope `collections:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/v1/collections/customers/{id} (the `UpdateCustomer` operationId).
+	UpdateCustomer(ctx context.Context, id CustomerIDPath, params *UpdateCustomerParams, body UpdateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ArchiveCustomer Archive a customer
+	//
+	// Archives a customer of the current tenant: lists leave it out unless `archived=true`, and new invoices cannot name it (422 on `customer_id`); its invoices are unchanged. Archiving an archived customer changes nothing. Requires the scope `collections:write`.
+	//
+	// Corresponds with POST /api/v1/collections/customers/{id}/archive (the `ArchiveCustomer` operationId).
+	ArchiveCustomer(ctx context.Context, id CustomerIDPath, params *ArchiveCustomerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListInvoices List invoices for the authenticated tenant
 	//
@@ -4545,6 +4843,133 @@ func (c *Client) RateTicketWithBody(ctx context.Context, id TicketIDPath, params
 // Corresponds with POST /api/tickets/{id}/satisfaction (the `RateTicket` operationId).
 func (c *Client) RateTicket(ctx context.Context, id TicketIDPath, params *RateTicketParams, body RateTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRateTicketRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCustomers List customers
+//
+// The current tenant's customers on record, newest first, keyset-paginated. `search` keeps those whose name or email contains it (a substring match, ignoring case); archived customers are left out unless `archived=true`. Requires the scope `collections:read`.
+//
+// Corresponds with GET /api/v1/collections/customers (the `ListCustomers` operationId).
+func (c *Client) ListCustomers(ctx context.Context, params *ListCustomersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCustomerWithBody Create a customer
+//
+// Creates a customer on record of the current tenant, whom invoices can then name by `customer_id`. `locale` defaults to `en`. Honours `Idempotency-Key`. Requires the scope `collections:write`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/collections/customers (the `CreateCustomer` operationId).
+func (c *Client) CreateCustomerWithBody(ctx context.Context, params *CreateCustomerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCustomerRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCustomer Create a customer
+//
+// Creates a customer on record of the current tenant, whom invoices can then name by `customer_id`. `locale` defaults to `en`. Honours `Idempotency-Key`. Requires the scope `collections:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/collections/customers (the `CreateCustomer` operationId).
+func (c *Client) CreateCustomer(ctx context.Context, params *CreateCustomerParams, body CreateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCustomerRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCustomer Get a customer
+//
+// One of the current tenant's customers, with `outstanding`: what it owes on its open invoices, per currency. Another tenant's customer is a 404. Requires the scope `collections:read`.
+//
+// Corresponds with GET /api/v1/collections/customers/{id} (the `GetCustomer` operationId).
+func (c *Client) GetCustomer(ctx context.Context, id CustomerIDPath, params *GetCustomerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCustomerRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCustomerWithBody Edit a customer
+//
+// Changes a customer of the current tenant with the semantics of a JSON merge patch (RFC 7396): a member left out is unchanged, `tax_id` takes `null` (or `""`) to clear, `locale` `null` to go back to `en`, `address` is merged member by member (`null` removes the address), and `metadata` is merged key by key. The customer's draft invoices show the change at once; finalized invoices keep what they were finalized with. An archived customer can be edited. Requires the scope `collections:write`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/v1/collections/customers/{id} (the `UpdateCustomer` operationId).
+func (c *Client) UpdateCustomerWithBody(ctx context.Context, id CustomerIDPath, params *UpdateCustomerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCustomerRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCustomer Edit a customer
+//
+// Changes a customer of the current tenant with the semantics of a JSON merge patch (RFC 7396): a member left out is unchanged, `tax_id` takes `null` (or `""`) to clear, `locale` `null` to go back to `en`, `address` is merged member by member (`null` removes the address), and `metadata` is merged key by key. The customer's draft invoices show the change at once; finalized invoices keep what they were finalized with. An archived customer can be edited. Requires the scope `collections:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/v1/collections/customers/{id} (the `UpdateCustomer` operationId).
+func (c *Client) UpdateCustomer(ctx context.Context, id CustomerIDPath, params *UpdateCustomerParams, body UpdateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCustomerRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ArchiveCustomer Archive a customer
+//
+// Archives a customer of the current tenant: lists leave it out unless `archived=true`, and new invoices cannot name it (422 on `customer_id`); its invoices are unchanged. Archiving an archived customer changes nothing. Requires the scope `collections:write`.
+//
+// Corresponds with POST /api/v1/collections/customers/{id}/archive (the `ArchiveCustomer` operationId).
+func (c *Client) ArchiveCustomer(ctx context.Context, id CustomerIDPath, params *ArchiveCustomerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveCustomerRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7415,6 +7840,392 @@ func NewRateTicketRequestWithBody(server string, id TicketIDPath, params *RateTi
 	return req, nil
 }
 
+// NewListCustomersRequest constructs an http.Request for the ListCustomers method
+func NewListCustomersRequest(server string, params *ListCustomersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/collections/customers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Search != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "search", *params.Search, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Archived != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "archived", *params.Archived, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateCustomerRequest calls the generic CreateCustomer builder with application/json body
+func NewCreateCustomerRequest(server string, params *CreateCustomerParams, body CreateCustomerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCustomerRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateCustomerRequestWithBody constructs an http.Request for the CreateCustomer method, with any body, and a specified content type
+func NewCreateCustomerRequestWithBody(server string, params *CreateCustomerParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/collections/customers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.XTenantID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam1)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetCustomerRequest constructs an http.Request for the GetCustomer method
+func NewGetCustomerRequest(server string, id CustomerIDPath, params *GetCustomerParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/collections/customers/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateCustomerRequest calls the generic UpdateCustomer builder with application/json body
+func NewUpdateCustomerRequest(server string, id CustomerIDPath, params *UpdateCustomerParams, body UpdateCustomerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCustomerRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateCustomerRequestWithBody constructs an http.Request for the UpdateCustomer method, with any body, and a specified content type
+func NewUpdateCustomerRequestWithBody(server string, id CustomerIDPath, params *UpdateCustomerParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/collections/customers/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewArchiveCustomerRequest constructs an http.Request for the ArchiveCustomer method
+func NewArchiveCustomerRequest(server string, id CustomerIDPath, params *ArchiveCustomerParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/collections/customers/%s/archive", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XTenantID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam0)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListInvoicesRequest constructs an http.Request for the ListInvoices method
 func NewListInvoicesRequest(server string, params *ListInvoicesParams) (*http.Request, error) {
 	var err error
@@ -7482,6 +8293,18 @@ func NewListInvoicesRequest(server string, params *ListInvoicesParams) (*http.Re
 		if params.CustomerEmail != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "customer_email", *params.CustomerEmail, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "email"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CustomerID != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "customer_id", *params.CustomerID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -9571,6 +10394,69 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/tickets/{id}/satisfaction (the `RateTicket` operationId).
 	RateTicketWithResponse(ctx context.Context, id TicketIDPath, params *RateTicketParams, body RateTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*RateTicketResponse, error)
 
+	// ListCustomersWithResponse List customers
+	//
+	// The current tenant's customers on record, newest first, keyset-paginated. `search` keeps those whose name or email contains it (a substring match, ignoring case); archived customers are left out unless `archived=true`. Requires the scope `collections:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/collections/customers (the `ListCustomers` operationId).
+	ListCustomersWithResponse(ctx context.Context, params *ListCustomersParams, reqEditors ...RequestEditorFn) (*ListCustomersResponse, error)
+
+	// CreateCustomerWithBodyWithResponse Create a customer
+	//
+	// Creates a customer on record of the current tenant, whom invoices can then name by `customer_id`. `locale` defaults to `en`. Honours `Idempotency-Key`. Requires the scope `collections:write`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/collections/customers (the `CreateCustomer` operationId).
+	CreateCustomerWithBodyWithResponse(ctx context.Context, params *CreateCustomerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCustomerResponse, error)
+
+	// CreateCustomerWithResponse Create a customer
+	//
+	// Creates a customer on record of the current tenant, whom invoices can then name by `customer_id`. `locale` defaults to `en`. Honours `Idempotency-Key`. Requires the scope `collections:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/collections/customers (the `CreateCustomer` operationId).
+	CreateCustomerWithResponse(ctx context.Context, params *CreateCustomerParams, body CreateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCustomerResponse, error)
+
+	// GetCustomerWithResponse Get a customer
+	//
+	// One of the current tenant's customers, with `outstanding`: what it owes on its open invoices, per currency. Another tenant's customer is a 404. Requires the scope `collections:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/collections/customers/{id} (the `GetCustomer` operationId).
+	GetCustomerWithResponse(ctx context.Context, id CustomerIDPath, params *GetCustomerParams, reqEditors ...RequestEditorFn) (*GetCustomerResponse, error)
+
+	// UpdateCustomerWithBodyWithResponse Edit a customer
+	//
+	// Changes a customer of the current tenant with the semantics of a JSON merge patch (RFC 7396): a member left out is unchanged, `tax_id` takes `null` (or `""`) to clear, `locale` `null` to go back to `en`, `address` is merged member by member (`null` removes the address), and `metadata` is merged key by key. The customer's draft invoices show the change at once; finalized invoices keep what they were finalized with. An archived customer can be edited. Requires the scope `collections:write`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/collections/customers/{id} (the `UpdateCustomer` operationId).
+	UpdateCustomerWithBodyWithResponse(ctx context.Context, id CustomerIDPath, params *UpdateCustomerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCustomerResponse, error)
+
+	// UpdateCustomerWithResponse Edit a customer
+	//
+	// Changes a customer of the current tenant with the semantics of a JSON merge patch (RFC 7396): a member left out is unchanged, `tax_id` takes `null` (or `""`) to clear, `locale` `null` to go back to `en`, `address` is merged member by member (`null` removes the address), and `metadata` is merged key by key. The customer's draft invoices show the change at once; finalized invoices keep what they were finalized with. An archived customer can be edited. Requires the scope `collections:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/collections/customers/{id} (the `UpdateCustomer` operationId).
+	UpdateCustomerWithResponse(ctx context.Context, id CustomerIDPath, params *UpdateCustomerParams, body UpdateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCustomerResponse, error)
+
+	// ArchiveCustomerWithResponse Archive a customer
+	//
+	// Archives a customer of the current tenant: lists leave it out unless `archived=true`, and new invoices cannot name it (422 on `customer_id`); its invoices are unchanged. Archiving an archived customer changes nothing. Requires the scope `collections:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/collections/customers/{id}/archive (the `ArchiveCustomer` operationId).
+	ArchiveCustomerWithResponse(ctx context.Context, id CustomerIDPath, params *ArchiveCustomerParams, reqEditors ...RequestEditorFn) (*ArchiveCustomerResponse, error)
+
 	// ListInvoicesWithResponse List invoices for the authenticated tenant
 	//
 	// The current tenant's invoices, newest first, keyset-paginated. Requires the scope `collections:read`.
@@ -10923,6 +11809,171 @@ func (r RateTicketResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RateTicketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListCustomersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CustomerList
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateCustomerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CustomerRecord
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCustomerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCustomerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCustomerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCustomerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CustomerRecord
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCustomerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCustomerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCustomerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateCustomerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CustomerRecord
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCustomerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCustomerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCustomerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ArchiveCustomerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CustomerRecord
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r ArchiveCustomerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ArchiveCustomerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ArchiveCustomerResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12358,6 +13409,111 @@ func (c *ClientWithResponses) RateTicketWithResponse(ctx context.Context, id Tic
 	return ParseRateTicketResponse(rsp)
 }
 
+// ListCustomersWithResponse List customers
+//
+// The current tenant's customers on record, newest first, keyset-paginated. `search` keeps those whose name or email contains it (a substring match, ignoring case); archived customers are left out unless `archived=true`. Requires the scope `collections:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/collections/customers (the `ListCustomers` operationId).
+func (c *ClientWithResponses) ListCustomersWithResponse(ctx context.Context, params *ListCustomersParams, reqEditors ...RequestEditorFn) (*ListCustomersResponse, error) {
+	rsp, err := c.ListCustomers(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomersResponse(rsp)
+}
+
+// CreateCustomerWithBodyWithResponse Create a customer
+//
+// Creates a customer on record of the current tenant, whom invoices can then name by `customer_id`. `locale` defaults to `en`. Honours `Idempotency-Key`. Requires the scope `collections:write`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/collections/customers (the `CreateCustomer` operationId).
+func (c *ClientWithResponses) CreateCustomerWithBodyWithResponse(ctx context.Context, params *CreateCustomerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCustomerResponse, error) {
+	rsp, err := c.CreateCustomerWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCustomerResponse(rsp)
+}
+
+// CreateCustomerWithResponse Create a customer
+//
+// Creates a customer on record of the current tenant, whom invoices can then name by `customer_id`. `locale` defaults to `en`. Honours `Idempotency-Key`. Requires the scope `collections:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/collections/customers (the `CreateCustomer` operationId).
+func (c *ClientWithResponses) CreateCustomerWithResponse(ctx context.Context, params *CreateCustomerParams, body CreateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCustomerResponse, error) {
+	rsp, err := c.CreateCustomer(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCustomerResponse(rsp)
+}
+
+// GetCustomerWithResponse Get a customer
+//
+// One of the current tenant's customers, with `outstanding`: what it owes on its open invoices, per currency. Another tenant's customer is a 404. Requires the scope `collections:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/collections/customers/{id} (the `GetCustomer` operationId).
+func (c *ClientWithResponses) GetCustomerWithResponse(ctx context.Context, id CustomerIDPath, params *GetCustomerParams, reqEditors ...RequestEditorFn) (*GetCustomerResponse, error) {
+	rsp, err := c.GetCustomer(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCustomerResponse(rsp)
+}
+
+// UpdateCustomerWithBodyWithResponse Edit a customer
+//
+// Changes a customer of the current tenant with the semantics of a JSON merge patch (RFC 7396): a member left out is unchanged, `tax_id` takes `null` (or `""`) to clear, `locale` `null` to go back to `en`, `address` is merged member by member (`null` removes the address), and `metadata` is merged key by key. The customer's draft invoices show the change at once; finalized invoices keep what they were finalized with. An archived customer can be edited. Requires the scope `collections:write`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/collections/customers/{id} (the `UpdateCustomer` operationId).
+func (c *ClientWithResponses) UpdateCustomerWithBodyWithResponse(ctx context.Context, id CustomerIDPath, params *UpdateCustomerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCustomerResponse, error) {
+	rsp, err := c.UpdateCustomerWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCustomerResponse(rsp)
+}
+
+// UpdateCustomerWithResponse Edit a customer
+//
+// Changes a customer of the current tenant with the semantics of a JSON merge patch (RFC 7396): a member left out is unchanged, `tax_id` takes `null` (or `""`) to clear, `locale` `null` to go back to `en`, `address` is merged member by member (`null` removes the address), and `metadata` is merged key by key. The customer's draft invoices show the change at once; finalized invoices keep what they were finalized with. An archived customer can be edited. Requires the scope `collections:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/collections/customers/{id} (the `UpdateCustomer` operationId).
+func (c *ClientWithResponses) UpdateCustomerWithResponse(ctx context.Context, id CustomerIDPath, params *UpdateCustomerParams, body UpdateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCustomerResponse, error) {
+	rsp, err := c.UpdateCustomer(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCustomerResponse(rsp)
+}
+
+// ArchiveCustomerWithResponse Archive a customer
+//
+// Archives a customer of the current tenant: lists leave it out unless `archived=true`, and new invoices cannot name it (422 on `customer_id`); its invoices are unchanged. Archiving an archived customer changes nothing. Requires the scope `collections:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/collections/customers/{id}/archive (the `ArchiveCustomer` operationId).
+func (c *ClientWithResponses) ArchiveCustomerWithResponse(ctx context.Context, id CustomerIDPath, params *ArchiveCustomerParams, reqEditors ...RequestEditorFn) (*ArchiveCustomerResponse, error) {
+	rsp, err := c.ArchiveCustomer(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseArchiveCustomerResponse(rsp)
+}
+
 // ListInvoicesWithResponse List invoices for the authenticated tenant
 //
 // The current tenant's invoices, newest first, keyset-paginated. Requires the scope `collections:read`.
@@ -13749,6 +14905,151 @@ func ParseRateTicketResponse(rsp *http.Response) (*RateTicketResponse, error) {
 			return nil, err
 		}
 		response.JSON201 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseListCustomersResponse parses an HTTP response from a ListCustomersWithResponse call
+func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CustomerList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseCreateCustomerResponse parses an HTTP response from a CreateCustomerWithResponse call
+func ParseCreateCustomerResponse(rsp *http.Response) (*CreateCustomerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCustomerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CustomerRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseGetCustomerResponse parses an HTTP response from a GetCustomerWithResponse call
+func ParseGetCustomerResponse(rsp *http.Response) (*GetCustomerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCustomerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CustomerRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseUpdateCustomerResponse parses an HTTP response from a UpdateCustomerWithResponse call
+func ParseUpdateCustomerResponse(rsp *http.Response) (*UpdateCustomerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCustomerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CustomerRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseArchiveCustomerResponse parses an HTTP response from a ArchiveCustomerWithResponse call
+func ParseArchiveCustomerResponse(rsp *http.Response) (*ArchiveCustomerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ArchiveCustomerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CustomerRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

@@ -48,7 +48,7 @@ func mustClient(t *testing.T, url, key string) *client.ClientWithResponses {
 // status.
 func newInvoice(status client.CreateInvoiceInputStatus, amount int64) client.CreateInvoiceInput {
 	return client.CreateInvoiceInput{
-		Customer:  client.InvoiceCustomerInput{Name: "Ada Lovelace", Email: "ada@example.com"},
+		Customer:  &client.InvoiceCustomerInput{Name: "Ada Lovelace", Email: "ada@example.com"},
 		Currency:  "USD",
 		LineItems: []client.LineItemInput{{Description: "Analytical engine, monthly", Quantity: 1, UnitAmount: amount}},
 		Status:    &status,

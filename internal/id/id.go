@@ -21,6 +21,9 @@ const (
 	Ticket      = "tkt"
 	Comment     = "cmt"
 	Contract    = "ccr"
+	// Customer is a tenant's customer on record (billing.CustomerRecord),
+	// whom its invoices may name by id.
+	Customer = "cus"
 	// PlatformInvoice is the platform's invoice to a tenant (the
 	// contract's), as against Invoice, a tenant's to its customers.
 	PlatformInvoice = "pin"
