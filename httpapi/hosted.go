@@ -148,5 +148,11 @@ func (a *API) hostedPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 // invoiceLocale is the locale the hosted page formats inv's amounts and
-// dates for: "en" until invoices' customers carry a locale of their own.
-func invoiceLocale(inv billing.Invoice) string { return "en" }
+// dates for: its customer's (copied from the customer on record at
+// finalize), billing.DefaultLocale when it has none.
+func invoiceLocale(inv billing.Invoice) string {
+	if inv.Customer.Locale != "" {
+		return inv.Customer.Locale
+	}
+	return billing.DefaultLocale
+}

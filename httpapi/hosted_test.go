@@ -195,3 +195,30 @@ func TestHostedPageRateLimit(t *testing.T) {
 		}
 	}, migrations()...)
 }
+
+// TestHostedPageInCustomersLocale: the invoice of a customer on record
+// whose locale is German shows its amounts and dates the German way.
+func TestHostedPageInCustomersLocale(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		h := map[string]string{"X-Tenant-ID": e.acme.ID}
+		r := e.do(t, request{method: "POST", path: "/api/v1/collections/customers", bearer: e.keyBob, header: h,
+			body: `{"name":"Jürgen Müller GmbH","email":"billing@mueller.test","locale":"de",` +
+				`"address":{"line1":"Hauptstraße 5","city":"Berlin","postal_code":"10115","country":"DE"}}`})
+		if r.status != http.StatusCreated {
+			t.Fatalf("create customer: %d %s", r.status, r.body)
+		}
+		r = e.do(t, request{method: "POST", path: "/api/v1/collections/invoices", bearer: e.keyBob, header: h,
+			body: `{"customer_id":"` + r.json(t)["id"].(string) + `","currency":"EUR","due_date":"2026-12-31",` +
+				`"line_items":[{"description":"Beratung","quantity":1,"unit_amount":123456}]}`})
+		if r.status != http.StatusCreated {
+			t.Fatalf("create invoice: %d %s", r.status, r.body)
+		}
+		page := e.do(t, request{method: "GET", path: hostedPath(t, r.json(t)["hosted_url"])})
+		body := string(page.body)
+		for _, want := range []string{"1.234,56\u00a0€", "31.12.2026", "Jürgen Müller GmbH"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the German customer's page lacks %q", want)
+			}
+		}
+	})
+}

@@ -121,10 +121,26 @@ func (r *Renderer) Platform(inv contract.Invoice, tenantName string) ([]byte, er
 func PlatformNumber(n int64) string { return fmt.Sprint(n) }
 
 // customerParty is the "Bill to" block of a collections invoice: the
-// customer's name and email. The address lines, once invoices carry one,
-// are added here and nowhere else.
+// customer's name, its postal address and tax id when it has them (a
+// customer on record's, copied at finalize), and its email.
 func customerParty(c billing.Customer) party {
 	p := party{name: c.Name}
+	if a := c.Address; a != nil {
+		p.lines = append(p.lines, a.Line1)
+		if a.Line2 != "" {
+			p.lines = append(p.lines, a.Line2)
+		}
+		if city := strings.TrimSpace(strings.Join([]string{a.PostalCode, a.City}, " ")); city != "" {
+			p.lines = append(p.lines, city)
+		}
+		if a.State != "" {
+			p.lines = append(p.lines, a.State)
+		}
+		p.lines = append(p.lines, a.Country)
+	}
+	if c.TaxID != "" {
+		p.lines = append(p.lines, "Tax ID "+c.TaxID)
+	}
 	if c.Email != "" {
 		p.lines = append(p.lines, c.Email)
 	}

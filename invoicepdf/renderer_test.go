@@ -88,6 +88,9 @@ func TestText(t *testing.T) {
 	jpy.Currency = "JPY"
 	kwd := collectionsInvoice()
 	kwd.Currency = "KWD"
+	onRecord := collectionsInvoice()
+	onRecord.Customer.Address = &billing.Address{Line1: "Hauptstraße 5", Line2: "2. OG", City: "Berlin", PostalCode: "10115", Country: "DE"}
+	onRecord.Customer.TaxID = "DE123456789"
 	script := collectionsInvoice()
 	script.Customer.Name = "Ольга Café"
 	script.LineItems[0].Description = "Beratung für März – “inklusive” €"
@@ -109,6 +112,7 @@ func TestText(t *testing.T) {
 		{"platform name", func(r *invoicepdf.Renderer) ([]byte, error) {
 			return invoicepdf.New(invoicepdf.WithPlatformName("Example Cloud Ltd")).Platform(platformInvoice(), "Acme Corp")
 		}, []string{"Example Cloud Ltd"}},
+		{"customer on record", renderCollections(onRecord), []string{"Hauptstraße 5", "2. OG", "10115 Berlin", "DE", "Tax ID DE123456789"}},
 		{"no minor unit", renderCollections(jpy), []string{"180000", "240050 JPY", "140050 JPY"}},
 		{"three digits", renderCollections(kwd), []string{"180.000", "240.050 KWD", "140.050 KWD"}},
 		// Windows-1252 is drawn; a character outside it becomes "?".
