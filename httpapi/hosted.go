@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/tenantkit/tenantkit/billing"
@@ -38,6 +39,8 @@ func (a *API) hostedEndpoints() []Endpoint {
 			Tenant: true, Permission: tenancy.PermInvoicesWrite, Handle: With(a.cfg.Services.Hosted, a.rotateHostedURL)},
 		{Method: "GET", Path: "/pay/{token}", Group: GroupHosted, Public: true, OwnRateLimit: true,
 			Handle: With(a.cfg.Services.Hosted, a.hostedPage)},
+		{Method: "GET", Path: "/pay/{token}/pdf", Group: GroupHosted, Public: true, OwnRateLimit: true,
+			Handle: With(a.cfg.Services.Hosted, a.hostedPDF)},
 	}
 }
 
@@ -113,29 +116,13 @@ func (a *API) rotateHostedURL(w http.ResponseWriter, r *http.Request) error {
 // 404 for any token that is not an invoice's current one, 429 beyond the
 // page's own per-IP budget (Config.HostedRateLimiter).
 func (a *API) hostedPage(w http.ResponseWriter, r *http.Request) error {
-	setPageHeaders(w)
-	d, err := a.hostedLimiter.Allow(r.Context(), "pay:"+a.clientIP.ip(r))
-	if err == nil {
-		setRateLimitHeaders(w, d, "hosted")
-		if !d.Allowed {
-			a.metrics.limited("pay")
-			return writePage(w, http.StatusTooManyRequests, messagePage("Too many requests",
-				"Too many requests from your network. Please wait a moment and reload the page."))
-		}
-	}
-	inv, err := a.cfg.Services.Hosted.Invoice(r.Context(), r.PathValue("token"))
-	if errors.Is(err, billing.ErrNotFound) {
-		return writePage(w, http.StatusNotFound, messagePage("Invoice not found",
-			"This link is not valid. It may have been replaced by a newer one: ask the sender for the current link."))
-	}
-	if err != nil {
+	inv, tenantName, ok, err := a.hostedInvoice(w, r)
+	if !ok || err != nil {
 		return err
 	}
-	view := pageView{Invoice: inv, Locale: invoiceLocale(inv)}
-	if t, err := a.cfg.Services.Directory.Tenant(r.Context(), inv.TenantID); err == nil {
-		view.TenantName = t.Name
-	} else {
-		return err
+	view := pageView{Invoice: inv, Locale: invoiceLocale(inv), TenantName: tenantName}
+	if a.cfg.InvoicePDF != nil {
+		view.PDFURL = "/pay/" + url.PathEscape(r.PathValue("token")) + "/pdf"
 	}
 	if a.cfg.Services.Settings != nil {
 		st, err := a.cfg.Services.Settings.Get(r.Context(), inv.TenantID)
@@ -145,6 +132,58 @@ func (a *API) hostedPage(w http.ResponseWriter, r *http.Request) error {
 		view.Settings = st
 	}
 	return writePage(w, http.StatusOK, invoicePage(view))
+}
+
+// hostedPDF answers GET /pay/{token}/pdf: the hosted invoice's PDF, under
+// the page's token, budget and answers (the 404 and 429 pages); 404 as
+// well on a server that draws no PDFs.
+func (a *API) hostedPDF(w http.ResponseWriter, r *http.Request) error {
+	inv, tenantName, ok, err := a.hostedInvoice(w, r)
+	if !ok || err != nil {
+		return err
+	}
+	if a.cfg.InvoicePDF == nil {
+		return writePage(w, http.StatusNotFound, messagePage("Not found", "This invoice has no PDF here."))
+	}
+	pdf, err := a.cfg.InvoicePDF.Collections(inv, tenantName)
+	if err != nil {
+		return err
+	}
+	// The page's Content-Security-Policy would keep a browser's PDF
+	// viewer from drawing the document.
+	w.Header().Del("Content-Security-Policy")
+	writePDF(w, inv.Number, pdf)
+	return nil
+}
+
+// hostedInvoice is what the hosted page and its PDF share: the page's
+// headers, its per-IP budget, and the invoice of the token with its
+// tenant's name. ok is false when it has answered already (the 404 or
+// 429 page).
+func (a *API) hostedInvoice(w http.ResponseWriter, r *http.Request) (inv billing.Invoice, tenantName string, ok bool, err error) {
+	setPageHeaders(w)
+	d, err := a.hostedLimiter.Allow(r.Context(), "pay:"+a.clientIP.ip(r))
+	if err == nil {
+		setRateLimitHeaders(w, d, "hosted")
+		if !d.Allowed {
+			a.metrics.limited("pay")
+			return inv, "", false, writePage(w, http.StatusTooManyRequests, messagePage("Too many requests",
+				"Too many requests from your network. Please wait a moment and reload the page."))
+		}
+	}
+	inv, err = a.cfg.Services.Hosted.Invoice(r.Context(), r.PathValue("token"))
+	if errors.Is(err, billing.ErrNotFound) {
+		return inv, "", false, writePage(w, http.StatusNotFound, messagePage("Invoice not found",
+			"This link is not valid. It may have been replaced by a newer one: ask the sender for the current link."))
+	}
+	if err != nil {
+		return inv, "", false, err
+	}
+	t, err := a.cfg.Services.Directory.Tenant(r.Context(), inv.TenantID)
+	if err != nil {
+		return inv, "", false, err
+	}
+	return inv, t.Name, true, nil
 }
 
 // invoiceLocale is the locale the hosted page formats inv's amounts and

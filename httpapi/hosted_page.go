@@ -64,6 +64,9 @@ type pageView struct {
 	TenantName string
 	Settings   tenancy.Settings
 	Locale     string
+	// PDFURL is the page's link to the invoice's PDF; empty without a
+	// renderer (Config.InvoicePDF).
+	PDFURL string
 }
 
 // pageLine is a line of the page, formatted.
@@ -94,6 +97,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <tr class="due"><td colspan="3">Amount due</td><td class="n" id="amount-due">{{.AmountDue}}</td></tr>
 </tfoot></table>
 {{if .PayURL}}<p><a class="pay" id="pay" href="{{.PayURL}}" rel="noopener noreferrer">Pay {{.AmountDue}}</a></p>{{end}}
+{{if .PDFURL}}<p><a id="pdf" href="{{.PDFURL}}">Download the invoice (PDF)</a></p>{{end}}
 {{if .Footer}}<footer id="footer">{{.Footer}}</footer>{{end}}
 {{end}}
 </main></body></html>
@@ -107,6 +111,7 @@ type pageData struct {
 	Lines                                         []pageLine
 	Subtotal, Tax, Total, AmountPaid, AmountDue   string
 	PayURL                                        template.URL
+	PDFURL                                        string
 	Footer                                        string
 }
 
@@ -143,6 +148,7 @@ func invoicePage(v pageView) []byte {
 	if v.Settings.InvoiceFooter != nil {
 		d.Footer = *v.Settings.InvoiceFooter
 	}
+	d.PDFURL = v.PDFURL
 	if t := v.Settings.PaymentLinkTemplate; t != nil && inv.Status == billing.StatusOpen && inv.AmountDue > 0 {
 		// The template was checked when saved (an https URL); its values
 		// are URL-escaped, so the link stays the template's.

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -219,6 +220,39 @@ func TestHostedPageInCustomersLocale(t *testing.T) {
 			if !strings.Contains(body, want) {
 				t.Errorf("the German customer's page lacks %q", want)
 			}
+		}
+	})
+}
+
+// TestHostedPDF: the hosted page links the invoice's PDF under its own
+// token, the same bytes the tenant's API serves; a wrong or rotated
+// token is the 404 page there too.
+func TestHostedPDF(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		acme := map[string]string{"X-Tenant-ID": e.acme.ID}
+		inv := newHostedInvoice(t, e, e.keyBob, e.acme.ID)
+		path := hostedPath(t, inv["hosted_url"])
+		page := e.do(t, request{method: "GET", path: path})
+		if !strings.Contains(string(page.body), `href="`+path+`/pdf"`) {
+			t.Fatalf("the page does not link %s/pdf:\n%s", path, page.body)
+		}
+		pdf := e.do(t, request{method: "GET", path: path + "/pdf"})
+		if pdf.status != http.StatusOK || pdf.header.Get("Content-Type") != "application/pdf" {
+			t.Fatalf("hosted PDF: %d %s", pdf.status, pdf.header.Get("Content-Type"))
+		}
+		api := e.do(t, request{method: "GET", path: "/api/v1/collections/invoices/" + inv["id"].(string) + "/pdf", bearer: e.keyBob, header: acme})
+		if !bytes.Equal(pdf.body, api.body) {
+			t.Error("the hosted PDF differs from the API's")
+		}
+		if r := e.do(t, request{method: "GET", path: path + "x/pdf"}); r.status != http.StatusNotFound {
+			t.Errorf("wrong token: %d, want 404", r.status)
+		}
+		r := e.do(t, request{method: "POST", path: "/api/v1/collections/invoices/" + inv["id"].(string) + "/hosted-url/rotate", bearer: e.keyBob, header: acme})
+		if r.status != http.StatusOK {
+			t.Fatalf("rotate: %d %s", r.status, r.body)
+		}
+		if r := e.do(t, request{method: "GET", path: path + "/pdf"}); r.status != http.StatusNotFound {
+			t.Errorf("rotated token: %d, want 404", r.status)
 		}
 	})
 }

@@ -3259,6 +3259,12 @@ type GetHostedInvoicePageParams struct {
 	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
 }
 
+// GetHostedInvoicePDFParams defines parameters for GetHostedInvoicePDF.
+type GetHostedInvoicePDFParams struct {
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
 // SubmitContractRequestJSONRequestBody defines body for SubmitContractRequest for application/json ContentType.
 type SubmitContractRequestJSONRequestBody = SubmitContractRequestInput
 
@@ -4080,6 +4086,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /pay/{token} (the `GetHostedInvoicePage` operationId).
 	GetHostedInvoicePage(ctx context.Context, token string, params *GetHostedInvoicePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetHostedInvoicePDF The hosted invoice's PDF
+	//
+	// The PDF of the invoice a hosted page shows (its "Download the invoice (PDF)" link), under the same token, per-IP budget and HTML error pages (404 for an unknown or rotated token, 429 beyond the budget). The same bytes as GET /api/v1/collections/invoices/{id}/pdf.
+	//
+	// Corresponds with GET /pay/{token}/pdf (the `GetHostedInvoicePDF` operationId).
+	GetHostedInvoicePDF(ctx context.Context, token string, params *GetHostedInvoicePDFParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetMe Get the current authenticated user
@@ -5504,6 +5517,23 @@ func (c *Client) ReceivePaymentEvent(ctx context.Context, params *ReceivePayment
 // Corresponds with GET /pay/{token} (the `GetHostedInvoicePage` operationId).
 func (c *Client) GetHostedInvoicePage(ctx context.Context, token string, params *GetHostedInvoicePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetHostedInvoicePageRequest(c.Server, token, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetHostedInvoicePDF The hosted invoice's PDF
+//
+// The PDF of the invoice a hosted page shows (its "Download the invoice (PDF)" link), under the same token, per-IP budget and HTML error pages (404 for an unknown or rotated token, 429 beyond the budget). The same bytes as GET /api/v1/collections/invoices/{id}/pdf.
+//
+// Corresponds with GET /pay/{token}/pdf (the `GetHostedInvoicePDF` operationId).
+func (c *Client) GetHostedInvoicePDF(ctx context.Context, token string, params *GetHostedInvoicePDFParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetHostedInvoicePDFRequest(c.Server, token, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9963,6 +9993,55 @@ func NewGetHostedInvoicePageRequest(server string, token string, params *GetHost
 	return req, nil
 }
 
+// NewGetHostedInvoicePDFRequest constructs an http.Request for the GetHostedInvoicePDF method
+func NewGetHostedInvoicePDFRequest(server string, token string, params *GetHostedInvoicePDFParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pay/%s/pdf", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -10726,6 +10805,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /pay/{token} (the `GetHostedInvoicePage` operationId).
 	GetHostedInvoicePageWithResponse(ctx context.Context, token string, params *GetHostedInvoicePageParams, reqEditors ...RequestEditorFn) (*GetHostedInvoicePageResponse, error)
+
+	// GetHostedInvoicePDFWithResponse The hosted invoice's PDF
+	//
+	// The PDF of the invoice a hosted page shows (its "Download the invoice (PDF)" link), under the same token, per-IP budget and HTML error pages (404 for an unknown or rotated token, 429 beyond the budget). The same bytes as GET /api/v1/collections/invoices/{id}/pdf.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pay/{token}/pdf (the `GetHostedInvoicePDF` operationId).
+	GetHostedInvoicePDFWithResponse(ctx context.Context, token string, params *GetHostedInvoicePDFParams, reqEditors ...RequestEditorFn) (*GetHostedInvoicePDFResponse, error)
 }
 
 type GetMeResponse struct {
@@ -12764,6 +12852,37 @@ func (r GetHostedInvoicePageResponse) ContentType() string {
 	return ""
 }
 
+type GetHostedInvoicePDFResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r GetHostedInvoicePDFResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetHostedInvoicePDFResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetHostedInvoicePDFResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMeWithResponse Get the current authenticated user
 //
 // The caller, how they authenticated, their scopes and tenants, and the tenant requests act on.
@@ -13962,6 +14081,21 @@ func (c *ClientWithResponses) GetHostedInvoicePageWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseGetHostedInvoicePageResponse(rsp)
+}
+
+// GetHostedInvoicePDFWithResponse The hosted invoice's PDF
+//
+// The PDF of the invoice a hosted page shows (its "Download the invoice (PDF)" link), under the same token, per-IP budget and HTML error pages (404 for an unknown or rotated token, 429 beyond the budget). The same bytes as GET /api/v1/collections/invoices/{id}/pdf.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pay/{token}/pdf (the `GetHostedInvoicePDF` operationId).
+func (c *ClientWithResponses) GetHostedInvoicePDFWithResponse(ctx context.Context, token string, params *GetHostedInvoicePDFParams, reqEditors ...RequestEditorFn) (*GetHostedInvoicePDFResponse, error) {
+	rsp, err := c.GetHostedInvoicePDF(ctx, token, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetHostedInvoicePDFResponse(rsp)
 }
 
 // ParseGetMeResponse parses an HTTP response from a GetMeWithResponse call
@@ -15718,6 +15852,29 @@ func ParseGetHostedInvoicePageResponse(rsp *http.Response) (*GetHostedInvoicePag
 	}
 
 	response := &GetHostedInvoicePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseGetHostedInvoicePDFResponse parses an HTTP response from a GetHostedInvoicePDFWithResponse call
+func ParseGetHostedInvoicePDFResponse(rsp *http.Response) (*GetHostedInvoicePDFResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetHostedInvoicePDFResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
