@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"maps"
 	"strings"
 	"time"
@@ -279,31 +278,13 @@ func applyCustomerUpdate(cur CustomerRecord, in UpdateCustomerInput) (CustomerRe
 		next.Metadata, sent = mergeMetadata(cur.Metadata, in.Metadata), append(sent, "metadata")
 	}
 	next = next.normalize()
-	if err := onlyOnMembers(sent, field.Check(next)); err != nil {
+	if err := onlyOn(sent, field.Check(next)); err != nil {
 		return CustomerRecord{}, err
 	}
 	c := cur
 	c.Name, c.Email, c.Address, c.TaxID, c.Locale = next.Name, next.Email, next.Address, next.TaxID, next.Locale
 	c.Metadata = maps.Clone(next.Metadata)
 	return c, nil
-}
-
-// onlyOnMembers is onlyOn for members that are objects: it keeps the
-// errors on paths and on their members ("address" keeps "address.country").
-func onlyOnMembers(paths []string, err error) error {
-	var ie *InvalidError
-	if !errors.As(err, &ie) {
-		return err
-	}
-	f := field.Errors{}
-	for _, fe := range ie.Errors() {
-		for _, p := range paths {
-			if fe.Field == p || strings.HasPrefix(fe.Field, p+"[") || strings.HasPrefix(fe.Field, p+".") {
-				f.Add(fe.Field, fe.Code, fe.Message)
-			}
-		}
-	}
-	return f.Err()
 }
 
 // details is what an invoice copies of c: its Customer.

@@ -109,8 +109,9 @@ func (in CreateInvoiceInput) draft() (Invoice, error) {
 }
 
 // onlyOn keeps of err's field errors those on paths or below them
-// ("line_items" keeps "line_items[2].quantity"), for an input checked
-// whole of which only those members count. Any other error is kept.
+// ("line_items" keeps "line_items[2].quantity", "address" keeps
+// "address.country"), for an input checked whole of which only those
+// members count. Any other error is kept.
 func onlyOn(paths []string, err error) error {
 	var ie *InvalidError
 	if !errors.As(err, &ie) {
@@ -119,7 +120,7 @@ func onlyOn(paths []string, err error) error {
 	f := field.Errors{}
 	for _, fe := range ie.Errors() {
 		for _, p := range paths {
-			if fe.Field == p || strings.HasPrefix(fe.Field, p+"[") {
+			if fe.Field == p || strings.HasPrefix(fe.Field, p+"[") || strings.HasPrefix(fe.Field, p+".") {
 				f.Add(fe.Field, fe.Code, fe.Message)
 			}
 		}

@@ -80,17 +80,23 @@ func (a *API) listPlatformInvoices(w http.ResponseWriter, r *http.Request) error
 // getPlatformInvoice answers GET /api/invoices/{id}: one of the
 // platform's invoices to the tenant; another tenant's is 404.
 func (a *API) getPlatformInvoice(w http.ResponseWriter, r *http.Request) error {
-	invoiceID, err := PathID(r, id.PlatformInvoice, "invoice")
-	if err != nil {
-		return err
-	}
-	m, _ := MembershipFrom(r.Context())
-	inv, err := a.cfg.Services.Contracts.Invoice(r.Context(), m.TenantID, invoiceID)
+	inv, err := a.platformInvoice(r)
 	if err != nil {
 		return err
 	}
 	WriteJSON(w, http.StatusOK, inv)
 	return nil
+}
+
+// platformInvoice is the selected tenant's platform invoice the path
+// names; another tenant's is 404.
+func (a *API) platformInvoice(r *http.Request) (contract.Invoice, error) {
+	invoiceID, err := PathID(r, id.PlatformInvoice, "invoice")
+	if err != nil {
+		return contract.Invoice{}, err
+	}
+	m, _ := MembershipFrom(r.Context())
+	return a.cfg.Services.Contracts.Invoice(r.Context(), m.TenantID, invoiceID)
 }
 
 // listContractRequests answers GET /api/contract-requests: the tenant's

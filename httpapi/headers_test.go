@@ -147,7 +147,7 @@ func TestResponseHeaders(t *testing.T) {
 				req: request{method: "PATCH", path: "/api/tenant/settings", bearer: e.keyAll, header: acme, body: `{}`}},
 			"POST /api/v1/collections/invoices/{id}/hosted-url/rotate": {wantStatus: 404,
 				req: request{method: "POST", path: "/api/v1/collections/invoices/inv_" + missingID[1:] + "/hosted-url/rotate", bearer: e.keyAll, header: acme}},
-			"GET /pay/{token}": {req: request{method: "GET", path: "/pay/unknown"}, wantStatus: 404},
+			"GET /pay/{token}":     {req: request{method: "GET", path: "/pay/unknown"}, wantStatus: 404},
 			"GET /pay/{token}/pdf": {req: request{method: "GET", path: "/pay/unknown/pdf"}, wantStatus: 404},
 			"POST /api/webhooks/payment-provider": {wantStatus: 401,
 				req: request{method: "POST", path: "/api/webhooks/payment-provider", body: `{}`}},

@@ -64,16 +64,11 @@ func (a *API) collectionsInvoicePDF(w http.ResponseWriter, r *http.Request) erro
 // invoice to the tenant as a PDF, issued in the platform's name; another
 // tenant's is 404.
 func (a *API) platformInvoicePDF(w http.ResponseWriter, r *http.Request) error {
-	invoiceID, err := PathID(r, id.PlatformInvoice, "invoice")
+	inv, err := a.platformInvoice(r)
 	if err != nil {
 		return err
 	}
-	m, _ := MembershipFrom(r.Context())
-	inv, err := a.cfg.Services.Contracts.Invoice(r.Context(), m.TenantID, invoiceID)
-	if err != nil {
-		return err
-	}
-	tenant, err := a.cfg.Services.Directory.Tenant(r.Context(), m.TenantID)
+	tenant, err := a.cfg.Services.Directory.Tenant(r.Context(), inv.TenantID)
 	if err != nil {
 		return err
 	}
