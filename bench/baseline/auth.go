@@ -66,7 +66,7 @@ const (
 
 	sqlMembership = `SELECT "membership_row"."tenant_id", "membership_row"."user_id", "membership_row"."role", "membership_row"."created_at" FROM "memberships" AS "membership_row" WHERE (tenant_id = $1) AND (user_id = $2)`
 
-	sqlStateParts = `(SELECT 'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra FROM tenants WHERE (id = $1)) UNION ALL (SELECT 'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL FROM module_toggles WHERE (tenant_id = $1)) UNION ALL (SELECT 'add_on', module, NULL, NULL FROM contract_add_ons WHERE (tenant_id = $1)) UNION ALL (SELECT 'limit', feature, lim, NULL FROM limit_overrides WHERE (tenant_id = $1))`
+	sqlStateParts = `(SELECT 'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra FROM tenants WHERE (id = $1)) UNION ALL (SELECT 'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL FROM module_toggles WHERE (tenant_id = $1)) UNION ALL (SELECT 'add_on', module, NULL, NULL FROM contract_add_ons WHERE (tenant_id = $1)) UNION ALL (SELECT 'limit', feature, lim, NULL FROM limit_overrides WHERE (tenant_id = $1)) UNION ALL (SELECT 'test', '', NULL, NULL FROM tenants WHERE (id = $1) AND (test))`
 
 	sqlState = sqlStateParts + ` UNION ALL (SELECT 'member', role, NULL, NULL FROM memberships WHERE (tenant_id = $1) AND (user_id = $2))`
 

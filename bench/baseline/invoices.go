@@ -102,19 +102,22 @@ func listParams(r *http.Request) (int, string, error) {
 // invoiceColumns are the invoice row's columns as billing's store selects
 // them, and invoiceInsert its insert.
 const (
-	invoiceColumns = `"invoice_row"."tenant_id", "invoice_row"."id", "invoice_row"."number", "invoice_row"."status", "invoice_row"."customer_name", "invoice_row"."customer_email", "invoice_row"."currency", "invoice_row"."line_items", "invoice_row"."subtotal", "invoice_row"."tax", "invoice_row"."total", "invoice_row"."amount_paid", "invoice_row"."amount_due", "invoice_row"."received", "invoice_row"."refunded", "invoice_row"."due_date", "invoice_row"."memo", "invoice_row"."metadata", "invoice_row"."created_at", "invoice_row"."finalized_at", "invoice_row"."paid_at", "invoice_row"."overdue", "invoice_row"."uncollectible_reason"`
-	invoiceInsert  = `INSERT INTO invoices (tenant_id, id, number, status, customer_name, customer_email, currency,
+	invoiceColumns = `"invoice_row"."tenant_id", "invoice_row"."id", "invoice_row"."number", "invoice_row"."status", "invoice_row"."customer_name", "invoice_row"."customer_email", "invoice_row"."customer_id", "invoice_row"."customer_address", "invoice_row"."customer_tax_id", "invoice_row"."customer_locale", "invoice_row"."currency", "invoice_row"."line_items", "invoice_row"."subtotal", "invoice_row"."tax", "invoice_row"."total", "invoice_row"."amount_paid", "invoice_row"."amount_due", "invoice_row"."received", "invoice_row"."refunded", "invoice_row"."due_date", "invoice_row"."memo", "invoice_row"."metadata", "invoice_row"."created_at", "invoice_row"."finalized_at", "invoice_row"."paid_at", "invoice_row"."overdue", "invoice_row"."uncollectible_reason"`
+	invoiceInsert  = `INSERT INTO invoices (tenant_id, id, number, status, customer_name, customer_email,
+		 customer_id, customer_address, customer_tax_id, customer_locale, currency,
 		 line_items, subtotal, tax, total, amount_paid, amount_due, received, refunded,
 		 due_date, memo, metadata, created_at, finalized_at, paid_at, overdue, uncollectible_reason)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`
+		 VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`
 )
 
 // scanInvoice reads an invoice row (invoiceColumns) and decodes its line
 // items and metadata.
 func scanInvoice(row pgx.Row) (storedInvoice, error) {
 	var inv storedInvoice
+	var customerID, address *string // an inline customer's: none
+	var taxID, locale string
 	if err := row.Scan(&inv.invoiceTenant, &inv.ID, &inv.number, &inv.Status, &inv.Customer.Name, &inv.Customer.Email,
-		&inv.Currency, &inv.lines, &inv.Subtotal, &inv.Tax, &inv.Total, &inv.AmountPaid, &inv.AmountDue,
+		&customerID, &address, &taxID, &locale, &inv.Currency, &inv.lines, &inv.Subtotal, &inv.Tax, &inv.Total, &inv.AmountPaid, &inv.AmountDue,
 		&inv.received, &inv.refunded, &inv.dueDate, &inv.Memo, &inv.meta, &inv.CreatedAt, &inv.FinalizedAt, &inv.PaidAt,
 		&inv.overdue, &inv.uncollectible); err != nil {
 		return inv, err
@@ -343,7 +346,7 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) {
 			inv.Number, number = n, &n
 		}
 		insert := queued{invoiceInsert, []any{
-			c.tenantID, inv.ID, number, inv.Status, inv.Customer.Name, inv.Customer.Email, inv.Currency,
+			c.tenantID, inv.ID, number, inv.Status, inv.Customer.Name, inv.Customer.Email, "", "en", inv.Currency,
 			string(lines), inv.Subtotal, inv.Tax, inv.Total, inv.AmountPaid, inv.AmountDue, 0, 0, dueDate, inv.Memo,
 			string(meta), inv.CreatedAt, inv.FinalizedAt, inv.PaidAt, false, ""}}
 		return s.recordEventAfter(ctx, tx, []queued{insert}, actorOf(r, &c), c.tenantID, "invoice.created", "invoice", inv.ID, inv)

@@ -33,7 +33,7 @@ const (
 	sqlLockInvoice     = sqlGetInvoice + ` FOR UPDATE`
 	sqlLockInvoiceByID = `SELECT ` + invoiceColumns + ` FROM "invoices" AS "invoice_row" WHERE (id = $1) LIMIT 1 FOR UPDATE`
 	sqlNextNumber      = `INSERT INTO "invoice_sequences" (tenant_id, last_number) VALUES ($1, 1) ON CONFLICT (tenant_id) DO UPDATE SET last_number = "invoice_sequences".last_number + 1 RETURNING last_number`
-	sqlFinalizeInvoice = `UPDATE "invoices" AS "invoice_row" SET number = $2, status = $3, customer_name = $4, customer_email = $5, line_items = $6, subtotal = $7, tax = $8, total = $9, amount_paid = $10, amount_due = $11, received = $12, refunded = $13, due_date = $14, memo = $15, metadata = $16, finalized_at = $17, paid_at = $18 WHERE (tenant_id = $1) AND (id = $19)`
+	sqlFinalizeInvoice = `UPDATE "invoices" AS "invoice_row" SET number = $2, status = $3, customer_name = $4, customer_email = $5, customer_address = NULL, customer_tax_id = '', customer_locale = 'en', line_items = $6, subtotal = $7, tax = $8, total = $9, amount_paid = $10, amount_due = $11, received = $12, refunded = $13, due_date = $14, memo = $15, metadata = $16, finalized_at = $17, paid_at = $18 WHERE (tenant_id = $1) AND (id = $19)`
 	sqlSettleInvoice   = `UPDATE "invoices" AS "invoice_row" SET status = $2, amount_paid = $3, amount_due = $4, received = $5, refunded = $6, finalized_at = $7, paid_at = $8, overdue = $9, uncollectible_reason = $10 WHERE (tenant_id = $1) AND (id = $11)`
 	sqlInsertPayment   = `INSERT INTO invoice_payments (tenant_id, id, invoice_id, kind, amount, currency, source, method, reference, event_id, received_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 )
