@@ -5,35 +5,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tenantkit/tenantkit/internal/pdftest"
 )
 
-// pdfText extracts a PDF's text with pdftotext (poppler-utils). Without
-// it the test is skipped, unless TENANTKIT_REQUIRE_POPPLER=1 (CI) makes
-// that a failure.
-func pdfText(t *testing.T, pdf []byte) string {
-	t.Helper()
-	bin, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("TENANTKIT_REQUIRE_POPPLER") == "1" {
-			t.Fatal("pdftotext not found and TENANTKIT_REQUIRE_POPPLER=1: install poppler-utils")
-		}
-		t.Skip("pdftotext not found: install poppler-utils to check the PDF's text (TENANTKIT_REQUIRE_POPPLER=1 makes this a failure)")
-	}
-	path := filepath.Join(t.TempDir(), "invoice.pdf")
-	if err := os.WriteFile(path, pdf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(bin, "-layout", "-enc", "UTF-8", path, "-").CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdftotext: %v: %s", err, out)
-	}
-	return string(out)
-}
+// pdfText is the PDF's text (pdftest.Text).
+func pdfText(t *testing.T, pdf []byte) string { return pdftest.Text(t, pdf) }
 
 // wantPDF checks a PDF answer: 200, application/pdf, shown inline and
 // named file, and the text holding each of want.

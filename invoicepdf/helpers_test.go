@@ -1,39 +1,17 @@
 package invoicepdf_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/internal/pdftest"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
-// pdfText extracts a PDF's text with pdftotext (poppler-utils), keeping
-// the layout. Without pdftotext the test is skipped, unless
-// TENANTKIT_REQUIRE_POPPLER=1 (CI) makes that a failure.
-func pdfText(t *testing.T, pdf []byte) string {
-	t.Helper()
-	bin, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("TENANTKIT_REQUIRE_POPPLER") == "1" {
-			t.Fatal("pdftotext not found and TENANTKIT_REQUIRE_POPPLER=1: install poppler-utils")
-		}
-		t.Skip("pdftotext not found: install poppler-utils to check the PDF's text (TENANTKIT_REQUIRE_POPPLER=1 makes this a failure)")
-	}
-	path := filepath.Join(t.TempDir(), "invoice.pdf")
-	if err := os.WriteFile(path, pdf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(bin, "-layout", "-enc", "UTF-8", path, "-").CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdftotext: %v: %s", err, out)
-	}
-	return string(out)
-}
+// pdfText is the PDF's text (pdftest.Text).
+func pdfText(t *testing.T, pdf []byte) string { return pdftest.Text(t, pdf) }
 
 // pageObject matches a page's object, not the page tree's (/Pages).
 var pageObject = regexp.MustCompile(`/Type /Page\b[^s]`)
