@@ -5,6 +5,8 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tenantkit/tenantkit/mail"
+	"github.com/tenantkit/tenantkit/mail/mailqueue"
 	"github.com/tenantkit/tenantkit/webhook/outbound"
 	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
 )
@@ -19,6 +21,26 @@ type options struct {
 	deliveries   riverqueue.Options
 	tracer       trace.TracerProvider
 	platformName string
+	mail         *mailOptions
+}
+
+// mailOptions are WithMail's.
+type mailOptions struct {
+	sender          mail.Sender
+	from, publicURL string
+	queue           mailqueue.Options
+}
+
+// WithMail makes the App email the tenants' customers (App.Mail): their
+// invoices with the PDF attached and the hosted page linked, the
+// collection schedule's reminders, receipts of payment. sender is the
+// mail server (mail.NewSMTP for TENANTKIT_SMTP_URL); from is the
+// platform's sender address ("billing@example.com"), shown in each
+// tenant's name; publicURL is the server's public URL, which the hosted
+// pages' links start with (they need WithSecretKey too). q tunes the
+// sending queue's workers and attempts.
+func WithMail(sender mail.Sender, from, publicURL string, q mailqueue.Options) Option {
+	return func(o *options) { o.mail = &mailOptions{sender: sender, from: from, publicURL: publicURL, queue: q} }
 }
 
 // WithPlatformName is the platform's name, printed as the issuer of its

@@ -170,6 +170,24 @@ CREATE TABLE limit_overrides (
     PRIMARY KEY (tenant_id, feature)
 );
 
+CREATE TABLE mail_messages (
+    tenant_id  TEXT NOT NULL REFERENCES tenants (id),
+    id         TEXT NOT NULL,
+    cause      TEXT NOT NULL,
+    kind       TEXT NOT NULL CHECK (kind IN ('invoice', 'reminder', 'receipt')),
+    invoice_id TEXT NOT NULL,
+    recipient  TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('queued', 'sent', 'failed')),
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    error      TEXT NOT NULL DEFAULT '',
+    created_at TIMESTAMPTZ NOT NULL,
+    sent_at    TIMESTAMPTZ,
+    PRIMARY KEY (tenant_id, id),
+    UNIQUE (tenant_id, cause),
+    FOREIGN KEY (tenant_id, invoice_id) REFERENCES invoices (tenant_id, id) ON DELETE CASCADE
+);
+
 CREATE TABLE memberships (
     tenant_id  TEXT NOT NULL REFERENCES tenants (id),
     user_id    TEXT NOT NULL REFERENCES users (id),
@@ -490,6 +508,8 @@ CREATE INDEX invoices_tenant_customer_id_idx ON invoices (tenant_id, customer_id
 
 CREATE INDEX invoices_tenant_status_idx ON invoices (tenant_id, status, id);
 
+CREATE INDEX mail_messages_invoice_idx ON mail_messages (tenant_id, invoice_id, id);
+
 CREATE INDEX memberships_user_idx ON memberships (user_id);
 
 CREATE UNIQUE INDEX notifications_dedupe_key_idx ON notifications (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL;
@@ -613,4 +633,5 @@ INSERT INTO "tenantkit_migrations" ("id", "name", "group_id") VALUES
 (24, '20261129000100', 1),
 (25, '20261129000200', 1),
 (26, '20261129000300', 1),
-(27, '20261129000310', 1);
+(27, '20261129000310', 1),
+(28, '20261129000900', 1);

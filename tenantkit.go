@@ -20,6 +20,9 @@ import (
 	"github.com/tenantkit/tenantkit/httpapi/operatorapi"
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/invoicepdf"
+	"github.com/tenantkit/tenantkit/mail"
+	mailstore "github.com/tenantkit/tenantkit/mail/bunstore"
+	"github.com/tenantkit/tenantkit/mail/mailqueue"
 	"github.com/tenantkit/tenantkit/portal"
 	portalstore "github.com/tenantkit/tenantkit/portal/bunstore"
 	"github.com/tenantkit/tenantkit/support"
@@ -112,6 +115,12 @@ type App struct {
 	// Hosted issues and resolves the hosted invoice pages' tokens
 	// (/pay/{token}); nil without WithSecretKey, which derives them.
 	Hosted *billing.Hosted
+	// Mail emails the customers their invoices (Mail.Send, POST
+	// …/invoices/{id}/send), the collection schedule's reminders and
+	// receipts of payment, through the queue of Deliveries; nil without
+	// WithMail, when sending answers 409 mail_not_configured and the
+	// reminders stay the tenant's notifications.
+	Mail *mail.Service
 	// EventRetention is how long events are kept: the Scheduler deletes
 	// older ones (JobEventsPrune). 0 keeps them forever. New sets
 	// DefaultEventRetention; change it before the Scheduler runs.
@@ -166,7 +175,11 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 		idempotency:    idempotencystore.New(db),
 		tracer:         o.tracerProvider(),
 	}
-	q, err := riverqueue.New(db, deliveryAttempter{app: a, tracer: o.tracerProvider().Tracer(tracerName)}, o.deliveries)
+	qopts := o.deliveries
+	if o.mail != nil {
+		qopts.Jobs = append(qopts.Jobs, mailqueue.Jobs(mailDeliverer{app: a}, o.mail.queue))
+	}
+	q, err := riverqueue.New(db, deliveryAttempter{app: a, tracer: o.tracerProvider().Tracer(tracerName)}, qopts)
 	if err != nil {
 		return nil, fmt.Errorf("tenantkit: %w", err)
 	}
@@ -179,6 +192,11 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 	if o.secretKey != nil {
 		if a.Hosted, err = billing.NewHosted(invoices, bil, o.secretKey); err != nil {
 			return nil, fmt.Errorf("tenantkit: %w", err)
+		}
+	}
+	if o.mail != nil {
+		if a.Mail, err = newMail(db, tx, rec, a, q, o.mail); err != nil {
+			return nil, err
 		}
 	}
 	a.Desk = support.NewDesk(a.Support, tickets)
@@ -207,6 +225,38 @@ func newOutbound(db *bun.DB, tx Transactor, rec *event.Recorder, notes outbound.
 	svc := outbound.New(st, st, tx, q, opts...)
 	rec.Subscribe(svc)
 	return svc, nil
+}
+
+// newMail builds the customers' emails on q's River client and subscribes
+// them to the events that send reminders and receipts.
+func newMail(db *bun.DB, tx Transactor, rec *event.Recorder, a *App, q *riverqueue.Queue, o *mailOptions) (*mail.Service, error) {
+	c := mail.Config{Store: mailstore.New(db), Queue: mailqueue.New(q, o.queue), Tx: tx, Sender: o.sender,
+		From: o.from, Invoices: a.Billing, Tenants: a.Tenancy.Directory, Settings: a.Tenancy.Settings,
+		Events: rec, PublicURL: o.publicURL}
+	if a.Hosted != nil {
+		c.Links = a.Hosted
+	}
+	if a.InvoicePDF != nil {
+		c.PDF = a.InvoicePDF
+	}
+	svc, err := mail.New(c)
+	if err != nil {
+		return nil, fmt.Errorf("tenantkit: %w", err)
+	}
+	rec.SubscribeTypes(svc, mail.Types()...)
+	return svc, nil
+}
+
+// mailDeliverer sends the queue's messages with the App's Mail, built
+// after the queue.
+type mailDeliverer struct{ app *App }
+
+func (d mailDeliverer) Deliver(ctx context.Context, tenantID, msgID string) error {
+	return d.app.Mail.Deliver(ctx, tenantID, msgID)
+}
+
+func (d mailDeliverer) Fail(ctx context.Context, tenantID, msgID string, cause error) error {
+	return d.app.Mail.Fail(ctx, tenantID, msgID, cause)
 }
 
 // HTTPConfig returns an httpapi.Config serving a's services: every
@@ -244,6 +294,9 @@ func (a *App) HTTPConfig() httpapi.Config {
 	}
 	if a.Hosted != nil { // a nil *billing.Hosted would be a non-nil interface
 		cfg.Services.Hosted = a.Hosted
+	}
+	if a.Mail != nil {
+		cfg.Services.Mail = a.Mail
 	}
 	return cfg
 }
@@ -313,11 +366,11 @@ func (a *App) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
 // Schema lists the embedded migrations of everything tenantkit stores, in
 // the order they apply: idempotency keys, tenancy, billing, support,
 // webhook events, the portal's sign-in links, the audit trail's events,
-// the outbound webhooks. Each holds the folders "postgres" and "sqlite".
+// the outbound webhooks, the customers' emails. Each holds the folders "postgres" and "sqlite".
 func Schema() []fs.FS {
 	return []fs.FS{idempotencystore.Migrations(), tenancystore.Migrations(), billingstore.Migrations(),
 		supportstore.Migrations(), webhookstore.Migrations(), portalstore.Migrations(), eventstore.Migrations(),
-		outboundstore.Migrations()}
+		outboundstore.Migrations(), mailstore.Migrations()}
 }
 
 // Migrate applies every pending migration of Schema to db, Postgres or

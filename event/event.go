@@ -191,8 +191,10 @@ type Store interface {
 type Recorder struct {
 	store Store
 	now   func() time.Time
-	// subs are told of every event Record writes (Subscribe).
-	subs []Subscriber
+	// subs are told of every event Record writes (Subscribe); typed of
+	// the events of their types (SubscribeTypes).
+	subs  []Subscriber
+	typed map[string][]Subscriber
 }
 
 // Subscriber is told of every event a Recorder writes whose Store does not
@@ -215,6 +217,22 @@ func (r *Recorder) Subscribe(s Subscriber) {
 	r.subs = append(r.subs, s)
 }
 
+// SubscribeTypes makes s hear of every event of the given types r writes
+// from now on, whatever the Store reports of the event's tenant: package
+// mail queues a customer's reminder or receipt on them. Subscribe while
+// wiring, as Subscribe.
+func (r *Recorder) SubscribeTypes(s Subscriber, types ...string) {
+	if s == nil {
+		panic("event: SubscribeTypes needs a Subscriber")
+	}
+	if r.typed == nil {
+		r.typed = map[string][]Subscriber{}
+	}
+	for _, t := range types {
+		r.typed[t] = append(r.typed[t], s)
+	}
+}
+
 // NewRecorder returns a Recorder writing to store.
 func NewRecorder(store Store) *Recorder {
 	if store == nil {
@@ -227,7 +245,7 @@ func NewRecorder(store Store) *Recorder {
 // resourceID) of tenantID ("" for the platform's own), with data (the
 // resource after the change, encoded as JSON) and the actor and request id
 // ctx carries (the system when it carries none), then tells the
-// subscribers (Subscribe). Call it with the context of the change's
+// subscribers (Subscribe, SubscribeTypes). Call it with the context of the change's
 // transaction: the event, and what the subscribers write, commit or roll
 // back with it.
 func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, resourceID string, data any) error {
@@ -249,6 +267,11 @@ func (r *Recorder) Record(ctx context.Context, tenantID, typ, resourceType, reso
 	subscribed, err := r.store.CreateEvent(ctx, e, ask)
 	if err != nil {
 		return fmt.Errorf("event: record %s: %w", typ, err)
+	}
+	for _, s := range r.typed[typ] {
+		if err := s.Dispatch(ctx, e); err != nil {
+			return fmt.Errorf("event: dispatch %s %s: %w", typ, e.ID, err)
+		}
 	}
 	if !ask || !subscribed {
 		return nil

@@ -23,6 +23,17 @@ const (
 	WebhookEndpointDisabled = "webhook_endpoint.disabled"
 )
 
+// The types of the emails to a tenant's customers (package mail). Their
+// data is the message (mail.Message): its kind, recipient, status and
+// attempts, never its body.
+const (
+	// InvoiceSent: the invoice's email was accepted by the mail server.
+	InvoiceSent = "invoice.sent"
+	// EmailFailed: an email (invoice, reminder or receipt) was given up
+	// after its last attempt.
+	EmailFailed = "email.failed"
+)
+
 // Types returns every event type tenantkit records, sorted: the values a
 // webhook endpoint's event_types filter accepts. A new type constant
 // belongs in this list too (TestTypesListsEveryConstant checks it).
@@ -46,6 +57,7 @@ var types = func() []string {
 		LoginLinkCreated, SessionCreated,
 		WebhookEndpointCreated, WebhookEndpointUpdated, WebhookEndpointDeleted,
 		WebhookEndpointSecretRotated, WebhookEndpointDisabled,
+		InvoiceSent, EmailFailed,
 	}
 	slices.Sort(ts)
 	return ts

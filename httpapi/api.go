@@ -180,6 +180,9 @@ type Services struct {
 	// Hosted serves the hosted invoice pages and their URLs (a
 	// *billing.Hosted).
 	Hosted HostedInvoices
+	// Mail emails invoices to the customers (a *mail.Service); nil
+	// answers sending with 409 mail_not_configured.
+	Mail InvoiceMail
 	// Ready reports whether the service can take traffic (database
 	// reachable, migrations applied); nil means always ready.
 	Ready func(ctx context.Context) error

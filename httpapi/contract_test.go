@@ -36,6 +36,7 @@ var requestBodies = map[string]any{
 	"createWebhookEndpoint":    outbound.CreateEndpointInput{},
 	"updateWebhookEndpoint":    outbound.UpdateEndpointInput{},
 	"updateTenantSettings":     patchOf{tenancy.SettingsValues{}, nil},
+	"finalizeInvoice":          finalizeBody{},
 }
 
 // patchOf stands for a JSON merge patch whose members follow the tags of

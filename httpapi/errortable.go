@@ -9,6 +9,7 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/internal/fault"
+	"github.com/tenantkit/tenantkit/mail"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/webhook"
@@ -49,6 +50,8 @@ var errorTable = []errorMapping{
 	{support.ErrConflict, http.StatusConflict, CodeConflict},
 	{support.ErrForbidden, http.StatusForbidden, CodeForbidden},
 	{support.ErrInvalid, http.StatusUnprocessableEntity, CodeValidationFailed},
+	// mail
+	{mail.ErrNotConfigured, http.StatusConflict, CodeMailNotConfigured},
 	// billing
 	{billing.ErrNotFound, http.StatusNotFound, CodeNotFound},
 	{billing.ErrConflict, http.StatusConflict, CodeConflict},

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,9 @@ import (
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/event"
+	"github.com/tenantkit/tenantkit/internal/smtptest"
+	"github.com/tenantkit/tenantkit/mail"
+	"github.com/tenantkit/tenantkit/mail/mailqueue"
 	"github.com/tenantkit/tenantkit/tenancy"
 	opkey "github.com/tenantkit/tenantkit/tenancy/operator"
 	"github.com/tenantkit/tenantkit/webhook"
@@ -32,9 +36,19 @@ func TestEveryEventTypeIsEmitted(t *testing.T) {
 		ctx := context.Background()
 		// The scheduler's App; it also attempts deliveries, with the API's
 		// secret key, and disables an endpoint at its second failure.
+		// Its mail server takes the first message and refuses the rest.
+		smtpd := smtptest.Start(t, smtptest.Options{OnData: func(n int, _ *smtptest.Server) error {
+			if n > 1 {
+				return errors.New("refused")
+			}
+			return nil
+		}})
+		sender, err := mail.NewSMTP(smtpd.URL(), smtpd.RootCAs)
+		check(t, err)
 		app, err := tenantkit.New(e.db, catalog.Default(),
 			tenantkit.WithSecretKey([]byte(strings.Repeat("k", 32))), tenantkit.WithWebhookAllow("127.0.0.1"),
-			tenantkit.WithOutbound(outbound.WithDisableAfter(time.Nanosecond)))
+			tenantkit.WithOutbound(outbound.WithDisableAfter(time.Nanosecond)),
+			tenantkit.WithMail(sender, "billing@platform.test", "https://billing.example.test", mailqueue.Options{}))
 		check(t, err)
 		failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.WriteHeader(http.StatusInternalServerError)
@@ -410,6 +424,26 @@ func TestEveryEventTypeIsEmitted(t *testing.T) {
 			{"webhook_endpoint.deleted", "user", func(t *testing.T) (string, string) {
 				user(t, "DELETE", "/api/webhook-endpoints/"+endpointID, "", http.StatusNoContent)
 				return acme, endpointID
+			}},
+			// The customers' emails, sent by the queue's job (Deliver)
+			// and given up after its last attempt (Fail).
+			{"invoice.sent", "system", func(t *testing.T) (string, string) {
+				id := invoice(t, "")
+				m, err := app.Mail.Send(ctx, acme, id)
+				check(t, err)
+				check(t, app.Mail.Deliver(ctx, acme, m.ID))
+				return acme, id
+			}},
+			{"email.failed", "system", func(t *testing.T) (string, string) {
+				id := invoice(t, "")
+				m, err := app.Mail.Send(ctx, acme, id)
+				check(t, err)
+				err = app.Mail.Deliver(ctx, acme, m.ID)
+				if err == nil {
+					t.Fatal("the mail server took a message it refuses")
+				}
+				check(t, app.Mail.Fail(ctx, acme, m.ID, err))
+				return acme, id
 			}},
 			// The platform's invoices: a test tenant's clock, advanced by
 			// the operator, generates them and marks them overdue; the

@@ -27,9 +27,3 @@ func NewMemoryRateLimiterOnClock(perSecond float64, burst int, clock *FakeClock)
 	l.now = clock.Now
 	return l
 }
-
-// The hosted page's formatting, for its table tests.
-var (
-	FormatMoney = formatMoney
-	FormatDate  = formatDate
-)

@@ -145,6 +145,8 @@ func TestResponseHeaders(t *testing.T) {
 				req: request{method: "GET", path: "/api/tenant/settings", bearer: e.keyAll, header: acme}},
 			"PATCH /api/tenant/settings": {wantStatus: 200,
 				req: request{method: "PATCH", path: "/api/tenant/settings", bearer: e.keyAll, header: acme, body: `{}`}},
+			"POST /api/v1/collections/invoices/{id}/send": {wantStatus: 409,
+				req: request{method: "POST", path: "/api/v1/collections/invoices/inv_" + missingID[1:] + "/send", bearer: e.keyAll, header: acme}},
 			"POST /api/v1/collections/invoices/{id}/hosted-url/rotate": {wantStatus: 404,
 				req: request{method: "POST", path: "/api/v1/collections/invoices/inv_" + missingID[1:] + "/hosted-url/rotate", bearer: e.keyAll, header: acme}},
 			"GET /pay/{token}":     {req: request{method: "GET", path: "/pay/unknown"}, wantStatus: 404},

@@ -5,18 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"html/template"
-	"math"
 	"net/http"
-	"strconv"
-	"time"
-
-	"golang.org/x/text/currency"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-	"golang.org/x/text/number"
 
 	"github.com/tenantkit/tenantkit/billing"
-	"github.com/tenantkit/tenantkit/internal/iso4217"
+	"github.com/tenantkit/tenantkit/internal/display"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -136,14 +128,13 @@ func messagePage(title, msg string) []byte { return render(pageData{Title: title
 func invoicePage(v pageView) []byte {
 	inv, loc := v.Invoice, v.Locale
 	d := pageData{Lang: loc, Title: "Invoice " + inv.Number + " · " + v.TenantName, TenantName: v.TenantName,
-		Number: inv.Number, Status: string(inv.Status), DueDate: formatDate(loc, inv.DueDate), Customer: inv.Customer.Name,
-		Subtotal: formatMoney(loc, inv.Subtotal, inv.Currency), Tax: formatMoney(loc, inv.Tax, inv.Currency),
-		Total: formatMoney(loc, inv.Total, inv.Currency), AmountPaid: formatMoney(loc, inv.AmountPaid, inv.Currency),
-		AmountDue: formatMoney(loc, inv.AmountDue, inv.Currency)}
-	p := message.NewPrinter(language.Make(loc))
+		Number: inv.Number, Status: string(inv.Status), DueDate: display.Date(loc, inv.DueDate), Customer: inv.Customer.Name,
+		Subtotal: display.Money(loc, inv.Subtotal, inv.Currency), Tax: display.Money(loc, inv.Tax, inv.Currency),
+		Total: display.Money(loc, inv.Total, inv.Currency), AmountPaid: display.Money(loc, inv.AmountPaid, inv.Currency),
+		AmountDue: display.Money(loc, inv.AmountDue, inv.Currency)}
 	for _, l := range inv.LineItems {
-		d.Lines = append(d.Lines, pageLine{Description: l.Description, Quantity: p.Sprint(number.Decimal(l.Quantity)),
-			UnitAmount: formatMoney(loc, l.UnitAmount, inv.Currency), Amount: formatMoney(loc, l.Amount, inv.Currency)})
+		d.Lines = append(d.Lines, pageLine{Description: l.Description, Quantity: display.Count(loc, l.Quantity),
+			UnitAmount: display.Money(loc, l.UnitAmount, inv.Currency), Amount: display.Money(loc, l.Amount, inv.Currency)})
 	}
 	if v.Settings.InvoiceFooter != nil {
 		d.Footer = *v.Settings.InvoiceFooter
@@ -152,81 +143,7 @@ func invoicePage(v pageView) []byte {
 	if t := v.Settings.PaymentLinkTemplate; t != nil && inv.Status == billing.StatusOpen && inv.AmountDue > 0 {
 		// The template was checked when saved (an https URL); its values
 		// are URL-escaped, so the link stays the template's.
-		d.PayURL = template.URL(tenancy.FillPaymentLink(*t, inv.ID, inv.Number, plainAmount(inv.AmountDue, inv.Currency), inv.Currency))
+		d.PayURL = template.URL(tenancy.FillPaymentLink(*t, inv.ID, inv.Number, display.Plain(inv.AmountDue, inv.Currency), inv.Currency))
 	}
 	return render(d)
-}
-
-// minorUnits is how many decimals currency code has (ISO 4217 list one).
-func minorUnits(code string) int {
-	if c, ok := iso4217.Lookup(code); ok && c.HasMinorUnit() {
-		return c.MinorUnits
-	}
-	return 2
-}
-
-// plainAmount is amount (minor units) as a plain decimal, "19.99": the
-// {amount_due} of a payment link, for machines, not people.
-func plainAmount(amount int64, code string) string {
-	return number2(amount, minorUnits(code))
-}
-
-func number2(amount int64, scale int) string {
-	if scale == 0 {
-		return formatInt(amount)
-	}
-	pow := int64(math.Pow10(scale))
-	frac := formatInt(amount % pow)
-	for len(frac) < scale {
-		frac = "0" + frac
-	}
-	return formatInt(amount/pow) + "." + frac
-}
-
-func formatInt(n int64) string { return strconv.FormatInt(n, 10) }
-
-// symbolAfter are the languages that write the currency symbol after the
-// number ("12,34 €"); the others write it before ("€12.34").
-var symbolAfter = map[string]bool{"de": true, "fr": true, "es": true, "it": true, "pt": true, "pl": true,
-	"sv": true, "fi": true, "da": true, "nb": true, "cs": true, "ru": true}
-
-// formatMoney formats amount (minor units of code) for locale with CLDR
-// data (golang.org/x/text): the locale's digits, separators and currency
-// symbol, the currency's decimals; "1 234,50 $US" in French, "¥1,235" in
-// Japanese.
-func formatMoney(locale string, amount int64, code string) string {
-	tag := language.Make(locale)
-	p := message.NewPrinter(tag)
-	scale := minorUnits(code)
-	num := p.Sprint(number.Decimal(float64(amount)/math.Pow10(scale), number.Scale(scale)))
-	sym := code
-	if unit, err := currency.ParseISO(code); err == nil {
-		sym = p.Sprint(currency.Symbol(unit))
-	}
-	if base, _ := tag.Base(); symbolAfter[base.String()] {
-		return num + "\u00a0" + sym
-	}
-	return sym + num
-}
-
-// dateLayouts are the CLDR short date patterns of the languages the page
-// knows, as Go layouts; others show the ISO date.
-var dateLayouts = map[string]string{"en": "1/2/2006", "de": "02.01.2006", "fr": "02/01/2006", "ja": "2006/01/02",
-	"es": "2/1/2006", "it": "2/1/2006", "nl": "2-1-2006", "pt": "02/01/2006"}
-
-// formatDate formats a "YYYY-MM-DD" date for locale; "" stays "".
-func formatDate(locale, date string) string {
-	d, err := time.Parse(time.DateOnly, date)
-	if err != nil {
-		return date
-	}
-	tag := language.Make(locale)
-	if tag == language.BritishEnglish {
-		return d.Format("02/01/2006")
-	}
-	base, _ := tag.Base()
-	if layout, ok := dateLayouts[base.String()]; ok {
-		return d.Format(layout)
-	}
-	return date
 }

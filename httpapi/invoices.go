@@ -181,11 +181,6 @@ func (a *API) deleteInvoice(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// finalizeInvoice answers POST /api/v1/collections/invoices/{id}/finalize.
-func (a *API) finalizeInvoice(w http.ResponseWriter, r *http.Request) error {
-	return a.moveInvoice(w, r, a.cfg.Services.Billing.Finalize)
-}
-
 // voidInvoice answers POST /api/v1/collections/invoices/{id}/void.
 func (a *API) voidInvoice(w http.ResponseWriter, r *http.Request) error {
 	return a.moveInvoice(w, r, a.cfg.Services.Billing.Void)

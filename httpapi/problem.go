@@ -30,6 +30,7 @@ const (
 	CodeMethodNotAllowed         = "method_not_allowed"         // 405
 	CodeTenantNotSelected        = "tenant_not_selected"        // 409: several memberships and no active tenant
 	CodeConflict                 = "conflict"                   // 409: illegal state transition, duplicate, concurrent retry
+	CodeMailNotConfigured        = "mail_not_configured"        // 409: sending an email on a server without a mail server
 	CodeIdempotencyKeyReused     = "idempotency_key_reused"     // same Idempotency-Key, different body (422)
 	CodePayloadTooLarge          = "payload_too_large"          // 413
 	CodeUnsupportedMediaType     = "unsupported_media_type"     // 415

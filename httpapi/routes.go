@@ -110,6 +110,7 @@ func (a *API) table() []Endpoint {
 		a.authEndpoints(),
 		a.invoiceEndpoints(),
 		a.hostedEndpoints(),
+		a.mailEndpoints(),
 		a.customerEndpoints(),
 		a.tenantEndpoints(),
 		a.settingsEndpoints(),

@@ -138,6 +138,48 @@ func (e Effective) Valid() bool {
 	}
 }
 
+// Defines values for EmailMessageKind.
+const (
+	EmailMessageKindInvoice  EmailMessageKind = "invoice"
+	EmailMessageKindReceipt  EmailMessageKind = "receipt"
+	EmailMessageKindReminder EmailMessageKind = "reminder"
+)
+
+// Valid indicates whether the value is a known member of the EmailMessageKind enum.
+func (e EmailMessageKind) Valid() bool {
+	switch e {
+	case EmailMessageKindInvoice:
+		return true
+	case EmailMessageKindReceipt:
+		return true
+	case EmailMessageKindReminder:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EmailMessageStatus.
+const (
+	EmailMessageStatusFailed EmailMessageStatus = "failed"
+	EmailMessageStatusQueued EmailMessageStatus = "queued"
+	EmailMessageStatusSent   EmailMessageStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the EmailMessageStatus enum.
+func (e EmailMessageStatus) Valid() bool {
+	switch e {
+	case EmailMessageStatusFailed:
+		return true
+	case EmailMessageStatusQueued:
+		return true
+	case EmailMessageStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventActorType.
 const (
 	EventActorTypeCli      EventActorType = "cli"
@@ -502,6 +544,7 @@ const (
 	ProblemCodeInsufficientScope        ProblemCode = "insufficient_scope"
 	ProblemCodeInternal                 ProblemCode = "internal"
 	ProblemCodeInvalidRequest           ProblemCode = "invalid_request"
+	ProblemCodeMailNotConfigured        ProblemCode = "mail_not_configured"
 	ProblemCodeMethodNotAllowed         ProblemCode = "method_not_allowed"
 	ProblemCodeModuleDisabled           ProblemCode = "module_disabled"
 	ProblemCodeNotFound                 ProblemCode = "not_found"
@@ -534,6 +577,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeInternal:
 		return true
 	case ProblemCodeInvalidRequest:
+		return true
+	case ProblemCodeMailNotConfigured:
 		return true
 	case ProblemCodeMethodNotAllowed:
 		return true
@@ -735,6 +780,7 @@ const (
 	WebhookEventTypeCustomerArchived             WebhookEventType = "customer.archived"
 	WebhookEventTypeCustomerCreated              WebhookEventType = "customer.created"
 	WebhookEventTypeCustomerUpdated              WebhookEventType = "customer.updated"
+	WebhookEventTypeEmailFailed                  WebhookEventType = "email.failed"
 	WebhookEventTypeEntitlementLimitCleared      WebhookEventType = "entitlement.limit_cleared"
 	WebhookEventTypeEntitlementLimitSet          WebhookEventType = "entitlement.limit_set"
 	WebhookEventTypeEntitlementThreshold         WebhookEventType = "entitlement.threshold"
@@ -748,6 +794,7 @@ const (
 	WebhookEventTypeInvoicePaymentRecorded       WebhookEventType = "invoice.payment_recorded"
 	WebhookEventTypeInvoiceRefunded              WebhookEventType = "invoice.refunded"
 	WebhookEventTypeInvoiceReminderSent          WebhookEventType = "invoice.reminder_sent"
+	WebhookEventTypeInvoiceSent                  WebhookEventType = "invoice.sent"
 	WebhookEventTypeInvoiceUpdated               WebhookEventType = "invoice.updated"
 	WebhookEventTypeInvoiceVoided                WebhookEventType = "invoice.voided"
 	WebhookEventTypeLoginLinkCreated             WebhookEventType = "login_link.created"
@@ -804,6 +851,8 @@ func (e WebhookEventType) Valid() bool {
 		return true
 	case WebhookEventTypeCustomerUpdated:
 		return true
+	case WebhookEventTypeEmailFailed:
+		return true
 	case WebhookEventTypeEntitlementLimitCleared:
 		return true
 	case WebhookEventTypeEntitlementLimitSet:
@@ -829,6 +878,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeInvoiceRefunded:
 		return true
 	case WebhookEventTypeInvoiceReminderSent:
+		return true
+	case WebhookEventTypeInvoiceSent:
 		return true
 	case WebhookEventTypeInvoiceUpdated:
 		return true
@@ -1275,6 +1326,50 @@ type CustomerRecord struct {
 // Effective When a change takes effect: at the next billing period, or at once (prorated).
 type Effective string
 
+// EmailMessage An email to the invoice's customer, queued in the transaction that asked for it and sent by the durable queue with retries. `invoice.sent` is recorded when the mail server accepts an invoice's email, `email.failed` when an email is given up after its last attempt.
+type EmailMessage struct {
+	// Attempts Sends tried so far.
+	Attempts  int       `json:"attempts"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Error The last failure, as the mail server answered it.
+	Error *string `json:"error,omitempty"`
+
+	// ID An email to a customer.
+	//
+	// Example: eml_01jd3k5q8r9s0t1v2w3x4y5zee
+	ID EmailMessageID `json:"id"`
+
+	// InvoiceID Invoice id: `inv_` and a lower-case ULID, so ids sort by creation time.
+	//
+	// Example: inv_01jd3k5q8r9s0t1v2w3x4y5zaa
+	InvoiceID InvoiceID `json:"invoice_id"`
+
+	// Kind What it tells the customer: the invoice (its PDF attached, its hosted page linked), a reminder of the collection schedule, a receipt of payment.
+	Kind EmailMessageKind `json:"kind"`
+
+	// MessageID The `Message-ID` header, derived from what caused the email: a resend after a crash carries the same one.
+	MessageID string `json:"message_id"`
+
+	// SentAt When the mail server accepted it.
+	SentAt *time.Time         `json:"sent_at,omitempty"`
+	Status EmailMessageStatus `json:"status"`
+
+	// To The customer's address when the email was queued.
+	To string `json:"to"`
+}
+
+// EmailMessageKind What it tells the customer: the invoice (its PDF attached, its hosted page linked), a reminder of the collection schedule, a receipt of payment.
+type EmailMessageKind string
+
+// EmailMessageStatus defines model for EmailMessage.Status.
+type EmailMessageStatus string
+
+// EmailMessageID An email to a customer.
+//
+// Example: eml_01jd3k5q8r9s0t1v2w3x4y5zee
+type EmailMessageID = string
+
 // Entitlement A feature's limit and usage in the current period.
 //
 // Example: {"feature":"support.tickets","limit":200,"period_end":"2026-12-01T00:00:00Z","period_start":"2026-11-01T00:00:00Z","remaining":188,"usage":12}
@@ -1389,6 +1484,12 @@ type FieldError struct {
 
 	// Message The broken rule as a sentence for people, naming the field (`line_items[0].quantity must be between 1 and 1000000`).
 	Message string `json:"message"`
+}
+
+// FinalizeInvoiceInput defines model for FinalizeInvoiceInput.
+type FinalizeInvoiceInput struct {
+	// Send Also email the invoice to its customer, in the same transaction (409 `mail_not_configured` on a server without a mail server).
+	Send *bool `json:"send,omitempty"`
 }
 
 // Health Example: {"status":"ok"}
@@ -2529,6 +2630,11 @@ type Forbidden = Problem
 // Example: {"code":"validation_failed","detail":"line_items[0].quantity must be between 1 and 1000000","errors":[{"code":"out_of_range","field":"line_items[0].quantity","message":"line_items[0].quantity must be between 1 and 1000000"}],"request_id":"req_01jd3k5q8r9s0t1v2w3x4y5zcc","status":422,"title":"Unprocessable Entity","type":"https://tenantkit.dev/problems/validation_failed"}
 type InternalError = Problem
 
+// MailConflict An RFC 9457 problem document, the body of every error response (`application/problem+json`); every error response shares this one schema. Clients branch on `status` and `code`, never on `title` or `detail`. The codes a response can carry are listed in its `x-problem-codes` extension. New codes may be added within a version; treat an unknown code like others of its status.
+//
+// Example: {"code":"validation_failed","detail":"line_items[0].quantity must be between 1 and 1000000","errors":[{"code":"out_of_range","field":"line_items[0].quantity","message":"line_items[0].quantity must be between 1 and 1000000"}],"request_id":"req_01jd3k5q8r9s0t1v2w3x4y5zcc","status":422,"title":"Unprocessable Entity","type":"https://tenantkit.dev/problems/validation_failed"}
+type MailConflict = Problem
+
 // NotFound An RFC 9457 problem document, the body of every error response (`application/problem+json`); every error response shares this one schema. Clients branch on `status` and `code`, never on `title` or `detail`. The codes a response can carry are listed in its `x-problem-codes` extension. New codes may be added within a version; treat an unknown code like others of its status.
 //
 // Example: {"code":"validation_failed","detail":"line_items[0].quantity must be between 1 and 1000000","errors":[{"code":"out_of_range","field":"line_items[0].quantity","message":"line_items[0].quantity must be between 1 and 1000000"}],"request_id":"req_01jd3k5q8r9s0t1v2w3x4y5zcc","status":422,"title":"Unprocessable Entity","type":"https://tenantkit.dev/problems/validation_failed"}
@@ -3121,6 +3227,18 @@ type GetInvoicePDFParams struct {
 	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
 }
 
+// SendInvoiceParams defines parameters for SendInvoice.
+type SendInvoiceParams struct {
+	// IdempotencyKey Makes the POST safe to retry for 24 hours, per tenant and credential: the same key and body return the first response again (with `Idempotent-Replayed: true`) without creating anything; the same key with another body is a 422 `idempotency_key_reused`; a retry while the first request is still running is a 409 `conflict`, at once. The value is a Structured Field String (RFC 8941): 1–255 printable ASCII characters in double quotes, `\"` and `\\` escaped; parameters after it are ignored. The unquoted form, 1–255 of `A–Z a–z 0–9 . _ : -`, is accepted too and names the same key as its quoted form. Anything else is a 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
+	XTenantID *TenantHeader `json:"X-Tenant-ID,omitempty"`
+
+	// XRequestID Your id for the request, echoed in the response's `X-Request-ID` and in logs when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`; otherwise the server makes one.
+	XRequestID *RequestIDHeader `json:"X-Request-ID,omitempty"`
+}
+
 // VoidInvoiceParams defines parameters for VoidInvoice.
 type VoidInvoiceParams struct {
 	// XTenantID Act on this tenant instead of the selected one. It must be a tenant id (else 400 `invalid_request`) of a tenant the caller is a member of (else 403 `forbidden`).
@@ -3306,6 +3424,9 @@ type CreateInvoiceJSONRequestBody = CreateInvoiceInput
 
 // UpdateInvoiceJSONRequestBody defines body for UpdateInvoice for application/json ContentType.
 type UpdateInvoiceJSONRequestBody = UpdateInvoiceInput
+
+// FinalizeInvoiceJSONRequestBody defines body for FinalizeInvoice for application/json ContentType.
+type FinalizeInvoiceJSONRequestBody = FinalizeInvoiceInput
 
 // RecordInvoicePaymentJSONRequestBody defines body for RecordInvoicePayment for application/json ContentType.
 type RecordInvoicePaymentJSONRequestBody = RecordPaymentInput
@@ -3910,12 +4031,23 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/v1/collections/invoices/{id} (the `UpdateInvoice` operationId).
 	UpdateInvoice(ctx context.Context, id InvoiceIDPath, params *UpdateInvoiceParams, body UpdateInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// FinalizeInvoice Finalize a draft invoice
+	// FinalizeInvoiceWithBody Finalize a draft invoice
 	//
-	// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. Requires the scope `collections:write`.
+	// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. With `{"send": true}` the invoice is also emailed to its customer (as `POST …/send`), in the same transaction. Requires the scope `collections:write`.
+	//
+	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
-	FinalizeInvoice(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	FinalizeInvoiceWithBody(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FinalizeInvoice Finalize a draft invoice
+	//
+	// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. With `{"send": true}` the invoice is also emailed to its customer (as `POST …/send`), in the same transaction. Requires the scope `collections:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
+	FinalizeInvoice(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, body FinalizeInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RotateInvoiceHostedURL Rotate an invoice's hosted page URL
 	//
@@ -3962,6 +4094,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/collections/invoices/{id}/pdf (the `GetInvoicePDF` operationId).
 	GetInvoicePDF(ctx context.Context, id InvoiceIDPath, params *GetInvoicePDFParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendInvoice Email an invoice to its customer
+	//
+	// Queues the invoice's email to its customer — multipart text and HTML in the customer's locale where translated, the PDF attached, the hosted page linked — in one transaction with its job on the durable queue, which sends it with retries; `invoice.sent` is recorded when the mail server accepts it, `email.failed` when it is given up. Each request is an email of its own: repeat one safely with `Idempotency-Key`. A draft or void invoice is 409 `conflict`; a server without a mail server (`TENANTKIT_SMTP_URL`) answers 409 `mail_not_configured`. Requires the scope `collections:write`.
+	//
+	// Corresponds with POST /api/v1/collections/invoices/{id}/send (the `SendInvoice` operationId).
+	SendInvoice(ctx context.Context, id InvoiceIDPath, params *SendInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// VoidInvoice Void an open invoice
 	//
@@ -5120,13 +5259,34 @@ func (c *Client) UpdateInvoice(ctx context.Context, id InvoiceIDPath, params *Up
 	return c.Client.Do(req)
 }
 
-// FinalizeInvoice Finalize a draft invoice
+// FinalizeInvoiceWithBody Finalize a draft invoice
 //
-// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. Requires the scope `collections:write`.
+// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. With `{"send": true}` the invoice is also emailed to its customer (as `POST …/send`), in the same transaction. Requires the scope `collections:write`.
+//
+// Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
-func (c *Client) FinalizeInvoice(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewFinalizeInvoiceRequest(c.Server, id, params)
+func (c *Client) FinalizeInvoiceWithBody(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFinalizeInvoiceRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FinalizeInvoice Finalize a draft invoice
+//
+// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. With `{"send": true}` the invoice is also emailed to its customer (as `POST …/send`), in the same transaction. Requires the scope `collections:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
+func (c *Client) FinalizeInvoice(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, body FinalizeInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFinalizeInvoiceRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5233,6 +5393,23 @@ func (c *Client) RecordInvoicePayment(ctx context.Context, id InvoiceIDPath, par
 // Corresponds with GET /api/v1/collections/invoices/{id}/pdf (the `GetInvoicePDF` operationId).
 func (c *Client) GetInvoicePDF(ctx context.Context, id InvoiceIDPath, params *GetInvoicePDFParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetInvoicePDFRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendInvoice Email an invoice to its customer
+//
+// Queues the invoice's email to its customer — multipart text and HTML in the customer's locale where translated, the PDF attached, the hosted page linked — in one transaction with its job on the durable queue, which sends it with retries; `invoice.sent` is recorded when the mail server accepts it, `email.failed` when it is given up. Each request is an email of its own: repeat one safely with `Idempotency-Key`. A draft or void invoice is 409 `conflict`; a server without a mail server (`TENANTKIT_SMTP_URL`) answers 409 `mail_not_configured`. Requires the scope `collections:write`.
+//
+// Corresponds with POST /api/v1/collections/invoices/{id}/send (the `SendInvoice` operationId).
+func (c *Client) SendInvoice(ctx context.Context, id InvoiceIDPath, params *SendInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendInvoiceRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8654,8 +8831,19 @@ func NewUpdateInvoiceRequestWithBody(server string, id InvoiceIDPath, params *Up
 	return req, nil
 }
 
-// NewFinalizeInvoiceRequest constructs an http.Request for the FinalizeInvoice method
-func NewFinalizeInvoiceRequest(server string, id InvoiceIDPath, params *FinalizeInvoiceParams) (*http.Request, error) {
+// NewFinalizeInvoiceRequest calls the generic FinalizeInvoice builder with application/json body
+func NewFinalizeInvoiceRequest(server string, id InvoiceIDPath, params *FinalizeInvoiceParams, body FinalizeInvoiceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewFinalizeInvoiceRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewFinalizeInvoiceRequestWithBody constructs an http.Request for the FinalizeInvoice method, with any body, and a specified content type
+func NewFinalizeInvoiceRequestWithBody(server string, id InvoiceIDPath, params *FinalizeInvoiceParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8680,10 +8868,12 @@ func NewFinalizeInvoiceRequest(server string, id InvoiceIDPath, params *Finalize
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -9070,6 +9260,77 @@ func NewGetInvoicePDFRequest(server string, id InvoiceIDPath, params *GetInvoice
 			}
 
 			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSendInvoiceRequest constructs an http.Request for the SendInvoice method
+func NewSendInvoiceRequest(server string, id InvoiceIDPath, params *SendInvoiceParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/collections/invoices/%s/send", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.XTenantID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", *params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Tenant-ID", headerParam1)
+		}
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -10599,14 +10860,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/v1/collections/invoices/{id} (the `UpdateInvoice` operationId).
 	UpdateInvoiceWithResponse(ctx context.Context, id InvoiceIDPath, params *UpdateInvoiceParams, body UpdateInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateInvoiceResponse, error)
 
-	// FinalizeInvoiceWithResponse Finalize a draft invoice
+	// FinalizeInvoiceWithBodyWithResponse Finalize a draft invoice
 	//
-	// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. Requires the scope `collections:write`.
+	// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. With `{"send": true}` the invoice is also emailed to its customer (as `POST …/send`), in the same transaction. Requires the scope `collections:write`.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
-	FinalizeInvoiceWithResponse(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, reqEditors ...RequestEditorFn) (*FinalizeInvoiceResponse, error)
+	FinalizeInvoiceWithBodyWithResponse(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FinalizeInvoiceResponse, error)
+
+	// FinalizeInvoiceWithResponse Finalize a draft invoice
+	//
+	// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. With `{"send": true}` the invoice is also emailed to its customer (as `POST …/send`), in the same transaction. Requires the scope `collections:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
+	FinalizeInvoiceWithResponse(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, body FinalizeInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*FinalizeInvoiceResponse, error)
 
 	// RotateInvoiceHostedURLWithResponse Rotate an invoice's hosted page URL
 	//
@@ -10661,6 +10931,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/collections/invoices/{id}/pdf (the `GetInvoicePDF` operationId).
 	GetInvoicePDFWithResponse(ctx context.Context, id InvoiceIDPath, params *GetInvoicePDFParams, reqEditors ...RequestEditorFn) (*GetInvoicePDFResponse, error)
+
+	// SendInvoiceWithResponse Email an invoice to its customer
+	//
+	// Queues the invoice's email to its customer — multipart text and HTML in the customer's locale where translated, the PDF attached, the hosted page linked — in one transaction with its job on the durable queue, which sends it with retries; `invoice.sent` is recorded when the mail server accepts it, `email.failed` when it is given up. Each request is an email of its own: repeat one safely with `Idempotency-Key`. A draft or void invoice is 409 `conflict`; a server without a mail server (`TENANTKIT_SMTP_URL`) answers 409 `mail_not_configured`. Requires the scope `collections:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/collections/invoices/{id}/send (the `SendInvoice` operationId).
+	SendInvoiceWithResponse(ctx context.Context, id InvoiceIDPath, params *SendInvoiceParams, reqEditors ...RequestEditorFn) (*SendInvoiceResponse, error)
 
 	// VoidInvoiceWithResponse Void an open invoice
 	//
@@ -12427,6 +12706,39 @@ func (r GetInvoicePDFResponse) ContentType() string {
 	return ""
 }
 
+type SendInvoiceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *EmailMessage
+	// Problem is the body of an error response (`application/problem+json`), whatever its status
+	Problem *Problem
+}
+
+// Status returns HTTPResponse.Status
+func (r SendInvoiceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SendInvoiceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SendInvoiceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type VoidInvoiceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13738,15 +14050,30 @@ func (c *ClientWithResponses) UpdateInvoiceWithResponse(ctx context.Context, id 
 	return ParseUpdateInvoiceResponse(rsp)
 }
 
-// FinalizeInvoiceWithResponse Finalize a draft invoice
+// FinalizeInvoiceWithBodyWithResponse Finalize a draft invoice
 //
-// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. Requires the scope `collections:write`.
+// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. With `{"send": true}` the invoice is also emailed to its customer (as `POST …/send`), in the same transaction. Requires the scope `collections:write`.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
-func (c *ClientWithResponses) FinalizeInvoiceWithResponse(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, reqEditors ...RequestEditorFn) (*FinalizeInvoiceResponse, error) {
-	rsp, err := c.FinalizeInvoice(ctx, id, params, reqEditors...)
+func (c *ClientWithResponses) FinalizeInvoiceWithBodyWithResponse(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FinalizeInvoiceResponse, error) {
+	rsp, err := c.FinalizeInvoiceWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFinalizeInvoiceResponse(rsp)
+}
+
+// FinalizeInvoiceWithResponse Finalize a draft invoice
+//
+// Moves a draft to `open`: it takes the tenant's next gapless number (`number`), `finalized_at` is set, and one whose total is 0 is `paid` at once. Concurrent finalizes of several drafts get distinct consecutive numbers; a refused one takes none. An illegal move is a 409 `conflict` whose `current_status` names the invoice's status. With `{"send": true}` the invoice is also emailed to its customer (as `POST …/send`), in the same transaction. Requires the scope `collections:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/collections/invoices/{id}/finalize (the `FinalizeInvoice` operationId).
+func (c *ClientWithResponses) FinalizeInvoiceWithResponse(ctx context.Context, id InvoiceIDPath, params *FinalizeInvoiceParams, body FinalizeInvoiceJSONRequestBody, reqEditors ...RequestEditorFn) (*FinalizeInvoiceResponse, error) {
+	rsp, err := c.FinalizeInvoice(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -13841,6 +14168,21 @@ func (c *ClientWithResponses) GetInvoicePDFWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseGetInvoicePDFResponse(rsp)
+}
+
+// SendInvoiceWithResponse Email an invoice to its customer
+//
+// Queues the invoice's email to its customer — multipart text and HTML in the customer's locale where translated, the PDF attached, the hosted page linked — in one transaction with its job on the durable queue, which sends it with retries; `invoice.sent` is recorded when the mail server accepts it, `email.failed` when it is given up. Each request is an email of its own: repeat one safely with `Idempotency-Key`. A draft or void invoice is 409 `conflict`; a server without a mail server (`TENANTKIT_SMTP_URL`) answers 409 `mail_not_configured`. Requires the scope `collections:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/collections/invoices/{id}/send (the `SendInvoice` operationId).
+func (c *ClientWithResponses) SendInvoiceWithResponse(ctx context.Context, id InvoiceIDPath, params *SendInvoiceParams, reqEditors ...RequestEditorFn) (*SendInvoiceResponse, error) {
+	rsp, err := c.SendInvoice(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendInvoiceResponse(rsp)
 }
 
 // VoidInvoiceWithResponse Void an open invoice
@@ -15491,6 +15833,35 @@ func ParseGetInvoicePDFResponse(rsp *http.Response) (*GetInvoicePDFResponse, err
 		HTTPResponse: rsp,
 	}
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.Problem = &dest
+	}
+	return response, nil
+}
+
+// ParseSendInvoiceResponse parses an HTTP response from a SendInvoiceWithResponse call
+func ParseSendInvoiceResponse(rsp *http.Response) (*SendInvoiceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SendInvoiceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest EmailMessage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode >= 400:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

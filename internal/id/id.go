@@ -39,7 +39,9 @@ const (
 	WebhookDelivery = "whd"
 	// Session is a portal sign-in (tenancy.Sessions): the "sid" of the
 	// session's signed cookie, never a credential by itself.
-	Session       = "ses"
+	Session = "ses"
+	// Email is a message to a tenant's customer (package mail).
+	Email         = "eml"
 	RequestPrefix = "req"
 )
 

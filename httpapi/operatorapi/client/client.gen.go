@@ -237,6 +237,7 @@ const (
 	ProblemCodeInsufficientScope        ProblemCode = "insufficient_scope"
 	ProblemCodeInternal                 ProblemCode = "internal"
 	ProblemCodeInvalidRequest           ProblemCode = "invalid_request"
+	ProblemCodeMailNotConfigured        ProblemCode = "mail_not_configured"
 	ProblemCodeMethodNotAllowed         ProblemCode = "method_not_allowed"
 	ProblemCodeModuleDisabled           ProblemCode = "module_disabled"
 	ProblemCodeNotFound                 ProblemCode = "not_found"
@@ -269,6 +270,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeInternal:
 		return true
 	case ProblemCodeInvalidRequest:
+		return true
+	case ProblemCodeMailNotConfigured:
 		return true
 	case ProblemCodeMethodNotAllowed:
 		return true

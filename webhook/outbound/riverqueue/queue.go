@@ -92,6 +92,18 @@ type Options struct {
 	// apostrophes of River's comments, so River's leader election fails
 	// on it. Jobs are still inserted on the caller's transaction.
 	DB *sql.DB
+	// Jobs are other kinds of job worked by the same River client, on
+	// the same tables: tenantkit's emails (mail/mailqueue), or a host's.
+	Jobs []Jobs
+}
+
+// Jobs is a kind of job of its own on the Queue's River client: Register
+// adds its workers, and it is worked in Queue, by Workers workers per
+// replica. Insert puts its jobs on the queue.
+type Jobs struct {
+	Queue    string
+	Workers  int
+	Register func(*river.Workers) error
 }
 
 // withDefaults fills the zero fields of o and checks the rest.
@@ -146,12 +158,22 @@ func New(db *bun.DB, attempter Attempter, opts Options) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &worker{attempter: attempter}); err != nil {
 		return nil, fmt.Errorf("outbound/riverqueue: %w", err)
 	}
+	queues := map[string]river.QueueConfig{queueName: {MaxWorkers: opts.Workers}}
+	for _, j := range opts.Jobs {
+		if j.Queue == "" || j.Queue == queueName || j.Workers < 1 || j.Register == nil {
+			return nil, fmt.Errorf("outbound/riverqueue: jobs of queue %q need a queue of their own, workers and Register", j.Queue)
+		}
+		if err := j.Register(workers); err != nil {
+			return nil, fmt.Errorf("outbound/riverqueue: %w", err)
+		}
+		queues[j.Queue] = river.QueueConfig{MaxWorkers: j.Workers}
+	}
 	pool := db.DB
 	if opts.DB != nil {
 		pool = opts.DB
 	}
 	client, err := river.NewClient(driver(db, pool), &river.Config{
-		Queues:               map[string]river.QueueConfig{queueName: {MaxWorkers: opts.Workers}},
+		Queues:               queues,
 		Workers:              workers,
 		JobTimeout:           opts.JobTimeout,
 		RescueStuckJobsAfter: opts.RescueAfter,
@@ -229,6 +251,22 @@ func (q *Queue) Enqueue(ctx context.Context, attempts ...outbound.Scheduled) err
 		if err != nil {
 			return fmt.Errorf("outbound/riverqueue: bring attempt %d of %s forward: %w", attempts[i].Number, attempts[i].DeliveryID, database.Wrap(err))
 		}
+	}
+	return nil
+}
+
+// Insert puts a job of one of Options.Jobs on the queue, on the
+// transaction ctx carries (or in one of its own): it exists exactly when
+// the work that asked for it commits.
+func (q *Queue) Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
+	var err error
+	if tx, ok := database.Conn(ctx, q.db).(bun.Tx); ok {
+		_, err = q.client.InsertTx(ctx, tx.Tx, args, opts)
+	} else {
+		_, err = q.client.Insert(ctx, args, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("outbound/riverqueue: insert %s: %w", args.Kind(), database.Wrap(err))
 	}
 	return nil
 }

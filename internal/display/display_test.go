@@ -1,15 +1,15 @@
-package httpapi_test
+package display_test
 
 import (
 	"testing"
 
-	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/display"
 )
 
-// TestHostedFormatting: the hosted page formats money and dates with each
+// TestFormatting: money and dates are formatted money and dates with each
 // locale's CLDR digits, separators and symbols, and each currency's
 // decimals.
-func TestHostedFormatting(t *testing.T) {
+func TestFormatting(t *testing.T) {
 	for _, tc := range []struct {
 		locale, currency string
 		amount           int64
@@ -24,10 +24,10 @@ func TestHostedFormatting(t *testing.T) {
 		{"en-GB", "GBP", 5, "£0.05", "07/03/2026"},
 	} {
 		t.Run(tc.locale+"/"+tc.currency, func(t *testing.T) {
-			if got := httpapi.FormatMoney(tc.locale, tc.amount, tc.currency); got != tc.money {
+			if got := display.Money(tc.locale, tc.amount, tc.currency); got != tc.money {
 				t.Errorf("money = %q, want %q", got, tc.money)
 			}
-			if got := httpapi.FormatDate(tc.locale, "2026-03-07"); got != tc.date {
+			if got := display.Date(tc.locale, "2026-03-07"); got != tc.date {
 				t.Errorf("date = %q, want %q", got, tc.date)
 			}
 		})
