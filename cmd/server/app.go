@@ -18,6 +18,8 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/internal/database"
+	"github.com/tenantkit/tenantkit/mail"
+	"github.com/tenantkit/tenantkit/mail/mailqueue"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
@@ -106,6 +108,14 @@ func openApp(ctx context.Context, cfg config, logOut io.Writer, migrate bool) (*
 	if cfg.PlatformName != "" {
 		opts = append(opts, tenantkit.WithPlatformName(cfg.PlatformName))
 	}
+	if cfg.SMTPURL != "" {
+		mo, err := mailOption(a)
+		if err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		opts = append(opts, mo)
+	}
 	opts = append(opts, tenantkit.WithDeliveries(riverqueue.Options{
 		Workers:     cfg.WebhookWorkers, // 0: serve does not start the queue; New takes its default
 		RescueAfter: cfg.WebhookRescueAfter,
@@ -155,4 +165,17 @@ func main() {
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := run(ctx, args, stdout, stderr)
 	return report(stderr, reportLogger(args, stderr), err, jsonRequested(args))
+}
+
+// mailOption is the emails' option of --smtp-url and --mail-from; the
+// hosted pages' links start with the server's public URL.
+func mailOption(a *app) (tenantkit.Option, error) {
+	if a.cfg.MailFrom == "" {
+		return nil, failure(nil, "--smtp-url needs --mail-from (TENANTKIT_MAIL_FROM), the address the emails come from")
+	}
+	sender, err := mail.NewSMTP(a.cfg.SMTPURL, nil)
+	if err != nil {
+		return nil, failure(nil, "--smtp-url (TENANTKIT_SMTP_URL): %v", strings.TrimPrefix(err.Error(), "mail: "))
+	}
+	return tenantkit.WithMail(sender, a.cfg.MailFrom, a.publicURL(), mailqueue.Options{}), nil
 }

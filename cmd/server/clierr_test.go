@@ -152,6 +152,10 @@ func TestCLISettingErrors(t *testing.T) {
 			"cannot load the catalog " + missing},
 		{"PublicURL", "", []string{"serve", "--addr", "127.0.0.1:0", "--public-url", "tk.example.test"}, 2,
 			`--public-url "tk.example.test": want http(s)://host[:port]`},
+		{"SMTPWithoutFrom", "TENANTKIT_SMTP_URL=smtp://127.0.0.1:2525", []string{"serve", "--addr", "127.0.0.1:0"}, 1,
+			"--smtp-url needs --mail-from (TENANTKIT_MAIL_FROM), the address the emails come from"},
+		{"SMTPScheme", "", []string{"serve", "--addr", "127.0.0.1:0", "--mail-from", "b@x.test", "--smtp-url", "http://mail.test:25"}, 1,
+			`--smtp-url (TENANTKIT_SMTP_URL): the SMTP URL's scheme is "http", not smtp or smtps`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,6 +71,11 @@ type config struct {
 	// PlatformName is the issuer printed on the platform's invoices to
 	// its tenants; empty for invoicepdf.DefaultPlatformName.
 	PlatformName string
+	// SMTPURL is the mail server the customers' emails go through
+	// (smtp:// with STARTTLS when offered, smtps://); empty: no email.
+	SMTPURL string
+	// MailFrom is the sender address of those emails.
+	MailFrom string
 }
 
 // Defaults for an unconfigured server: SQLite in the working directory,
@@ -195,6 +200,12 @@ func serveFlags(fs *flag.FlagSet, c *config) error {
 	fs.DurationVar(&c.SchedulerInterval, "scheduler-interval", interval, "how often the background jobs (the platform billing run, contract changes due, invoice reminders and dunning, expired idempotency keys) run on this replica; 0 turns them off (TENANTKIT_SCHEDULER_INTERVAL)")
 	fs.DurationVar(&c.EventRetention, "event-retention", retention, "how long the audit trail's events are kept before the background jobs delete them, e.g. 2160h; 0 keeps them forever (TENANTKIT_EVENT_RETENTION)")
 	fs.StringVar(&c.PlatformName, "platform-name", env("PLATFORM_NAME", ""), "your company's name, printed as the issuer of the platform's invoices to its tenants (their PDFs); empty: \"tenantkit\" (TENANTKIT_PLATFORM_NAME)")
+	fs.StringVar(&c.MailFrom, "mail-from", env("MAIL_FROM", ""), "the sender address of the emails to the tenants' customers, e.g. billing@example.com, shown in each tenant's name; needed with --smtp-url (TENANTKIT_MAIL_FROM)")
+	c.SMTPURL = env("SMTP_URL", "")
+	fs.Func("smtp-url", "the mail server that emails invoices, reminders and receipts to the tenants' customers: smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465; empty: no email, and sending answers 409 (TENANTKIT_SMTP_URL)", func(s string) error {
+		c.SMTPURL = s
+		return nil
+	})
 	fs.IntVar(&c.PlatformGraceDays, "platform-grace-days", grace, "days after its due date that a tenant's unpaid platform invoice makes it past due: its writes answer 402 payment_required until it pays; -1 = off (TENANTKIT_PLATFORM_GRACE_DAYS)")
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", workers, "outbound webhook attempts this replica makes at once; 0 = it delivers none (TENANTKIT_WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.WebhookRescueAfter, "webhook-rescue-after", rescue, "how long a delivery whose replica died mid-attempt waits before another replica retries it; above the "+riverqueue.DefaultJobTimeout.String()+" job timeout of an attempt, which covers its 10s HTTP request (TENANTKIT_WEBHOOK_RESCUE_AFTER)")

@@ -38,6 +38,10 @@ type Message struct {
 type Options struct {
 	// User and Password, when set, are required (AUTH PLAIN).
 	User, Password string
+	// Plain offers no STARTTLS: for a client that cannot be given the
+	// server's certificate (the server binary, which trusts the system's
+	// roots).
+	Plain bool
 	// OnData, when set, runs before a message is accepted, with the
 	// number of DATA commands so far (from 1): an error refuses it.
 	OnData func(n int, s *Server) error
@@ -86,7 +90,11 @@ func (s *Server) serve(l net.Listener) {
 		return &session{s: s, c: c}, nil
 	}))
 	srv.Domain = "smtptest.local"
-	srv.TLSConfig = s.tls
+	if !s.opts.Plain {
+		srv.TLSConfig = s.tls
+	} else {
+		srv.AllowInsecureAuth = true
+	}
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
 	s.mu.Lock()
 	s.srv = srv
