@@ -247,7 +247,8 @@ func TestInvoiceEmailedToCustomer(t *testing.T) {
 		if res.StatusCode != http.StatusOK || !strings.Contains(string(page), number) {
 			t.Errorf("the email's link %s: %d", link, res.StatusCode)
 		}
-		if text := pdftest.Text(t, p.pdf); !strings.Contains(text, number) || !strings.Contains(text, "Grete Müller") {
+		if text := pdftest.Text(t, p.pdf); !strings.Contains(text, number) || !strings.Contains(text, "Grete Müller") ||
+			!strings.Contains(text, mailPublicURL+link) {
 			t.Errorf("the attached PDF reads:\n%s", text)
 		}
 		sent := waitEvent(t, e.app, e.tenant, event.InvoiceSent, id)

@@ -145,7 +145,11 @@ func (a *API) hostedPDF(w http.ResponseWriter, r *http.Request) error {
 	if a.cfg.InvoicePDF == nil {
 		return writePage(w, http.StatusNotFound, messagePage("Not found", "This invoice has no PDF here."))
 	}
-	pdf, err := a.cfg.InvoicePDF.Collections(inv, tenantName)
+	link := ""
+	if a.cfg.PublicURL != "" {
+		link = a.hostedURL(r.PathValue("token"))
+	}
+	pdf, err := a.cfg.InvoicePDF.Collections(inv, tenantName, link)
 	if err != nil {
 		return err
 	}

@@ -23,8 +23,9 @@ var _ InvoicePDF = (*invoicepdf.Renderer)(nil)
 // invoice and the name the document needs from outside it.
 type InvoicePDF interface {
 	// Collections draws a tenant's finalized invoice to its customer;
-	// issuer is the tenant's name.
-	Collections(inv billing.Invoice, issuer string) ([]byte, error)
+	// issuer is the tenant's name, hostedURL its hosted page ("" for
+	// none).
+	Collections(inv billing.Invoice, issuer, hostedURL string) ([]byte, error)
 	// Platform draws the platform's invoice to a tenant; tenantName is
 	// the customer's name.
 	Platform(inv contract.Invoice, tenantName string) ([]byte, error)
@@ -52,7 +53,11 @@ func (a *API) collectionsInvoicePDF(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	pdf, err := a.cfg.InvoicePDF.Collections(inv, tenant.Name)
+	withURL, err := a.withHostedURLs(r, m.TenantID, inv)
+	if err != nil {
+		return err
+	}
+	pdf, err := a.cfg.InvoicePDF.Collections(inv, tenant.Name, withURL[0].HostedURL)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,9 @@ type document struct {
 	currency                              string
 	lines                                 []line
 	subtotal, tax, total, paid, amountDue int64
+	// link is the invoice's hosted page, where the customer sees and
+	// pays it; "" for none.
+	link string
 }
 
 // party is the issuer or the customer: a name and the lines under it.
@@ -79,6 +82,7 @@ func (d document) render() ([]byte, error) {
 	if err := d.totals(pdf); err != nil {
 		return nil, err
 	}
+	d.payOnline(pdf)
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
 		return nil, fmt.Errorf("invoicepdf: invoice %s: %w", d.id, err)
@@ -249,6 +253,20 @@ func (d document) totals(pdf *fpdf.Fpdf) error {
 		pdf.CellFormat(colAmount, lineHeight+1, s+" "+d.currency, "", 1, "R", false, 0, "")
 	}
 	return nil
+}
+
+// payOnline prints the hosted page's link, clickable, under the totals.
+func (d document) payOnline(pdf *fpdf.Fpdf) {
+	if d.link == "" {
+		return
+	}
+	pdf.Ln(lineHeight * 2)
+	pdf.SetFont("Helvetica", "", 9)
+	pdf.Write(lineHeight, "View and pay online: ")
+	pdf.SetTextColor(10, 88, 202)
+	pdf.WriteLinkString(lineHeight, text(d.link), d.link)
+	pdf.SetTextColor(0, 0, 0)
+	pdf.Ln(lineHeight)
 }
 
 // footer draws the invoice's number and id and the page count at the foot

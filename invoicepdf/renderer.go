@@ -67,8 +67,9 @@ func New(opts ...Option) *Renderer {
 func (r *Renderer) PlatformName() string { return r.platformName }
 
 // Collections draws a tenant's invoice to one of its customers; issuer is
-// the tenant's name. ErrDraft for a draft.
-func (r *Renderer) Collections(inv billing.Invoice, issuer string) ([]byte, error) {
+// the tenant's name, hostedURL its hosted page ("" for none), printed and
+// linked under the totals. ErrDraft for a draft.
+func (r *Renderer) Collections(inv billing.Invoice, issuer, hostedURL string) ([]byte, error) {
 	if inv.Status == billing.StatusDraft || inv.FinalizedAt == nil {
 		return nil, fmt.Errorf("invoicepdf: invoice %s: %w", inv.ID, ErrDraft)
 	}
@@ -83,6 +84,7 @@ func (r *Renderer) Collections(inv billing.Invoice, issuer string) ([]byte, erro
 		currency: inv.Currency,
 		subtotal: inv.Subtotal, tax: inv.Tax, total: inv.Total,
 		paid: inv.AmountPaid, amountDue: inv.AmountDue,
+		link: hostedURL,
 	}
 	for _, l := range inv.LineItems {
 		d.lines = append(d.lines, line{description: l.Description, quantity: l.Quantity, unit: l.UnitAmount, amount: l.Amount})

@@ -15,7 +15,7 @@ import (
 type render func(r *invoicepdf.Renderer) ([]byte, error)
 
 func renderCollections(inv billing.Invoice) render {
-	return func(r *invoicepdf.Renderer) ([]byte, error) { return r.Collections(inv, "Acme Corp") }
+	return func(r *invoicepdf.Renderer) ([]byte, error) { return r.Collections(inv, "Acme Corp", "") }
 }
 
 var kinds = []struct {
@@ -52,7 +52,7 @@ func TestDeterministic(t *testing.T) {
 			}
 		})
 	}
-	pdf, _ := invoicepdf.New().Collections(collectionsInvoice(), "Acme Corp")
+	pdf, _ := invoicepdf.New().Collections(collectionsInvoice(), "Acme Corp", "")
 	for _, want := range []string{"/CreationDate (D:20260315093000)", "/ModDate (D:20260315093000)"} {
 		if !bytes.Contains(pdf, []byte(want)) {
 			t.Errorf("the PDF lacks %s: dated by the invoice's finalized_at", want)
@@ -73,7 +73,7 @@ func TestDraftRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			inv := collectionsInvoice()
 			tc.edit(&inv)
-			pdf, err := invoicepdf.New().Collections(inv, "Acme Corp")
+			pdf, err := invoicepdf.New().Collections(inv, "Acme Corp", "")
 			if !errors.Is(err, invoicepdf.ErrDraft) || !errors.Is(err, billing.ErrConflict) || pdf != nil {
 				t.Fatalf("err = %v (%d bytes), want ErrDraft, a billing.ErrConflict", err, len(pdf))
 			}
@@ -142,7 +142,7 @@ func TestLongDescriptionWraps(t *testing.T) {
 		words[i] = fmt.Sprintf("word%02d", i)
 	}
 	inv.LineItems[0].Description = strings.Join(words, " ")
-	pdf, err := invoicepdf.New().Collections(inv, "Acme Corp")
+	pdf, err := invoicepdf.New().Collections(inv, "Acme Corp", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestManyLinesPaginate(t *testing.T) {
 				sum += amount
 			}
 			inv.Subtotal, inv.Tax, inv.Total, inv.AmountPaid, inv.AmountDue = sum, 0, sum, 0, sum
-			pdf, err := invoicepdf.New().Collections(inv, "Acme Corp")
+			pdf, err := invoicepdf.New().Collections(inv, "Acme Corp", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,5 +231,28 @@ func TestManyLinesPaginate(t *testing.T) {
 				t.Errorf("the total %s USD is missing", total)
 			}
 		})
+	}
+}
+
+// TestHostedLinkPrinted: the hosted page's URL is printed under the
+// totals, and the document links to it; without one, neither.
+func TestHostedLinkPrinted(t *testing.T) {
+	const link = "https://billing.example.test/pay/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde"
+	pdf, err := invoicepdf.New().Collections(collectionsInvoice(), "Acme Corp", link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := pdfText(t, pdf); !strings.Contains(txt, "View and pay online: "+link) {
+		t.Errorf("the PDF reads:\n%s", txt)
+	}
+	if !bytes.Contains(pdf, []byte("/URI ("+link+")")) {
+		t.Error("the PDF has no link annotation to the hosted page")
+	}
+	plain, err := invoicepdf.New().Collections(collectionsInvoice(), "Acme Corp", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(pdfText(t, plain), "pay online") {
+		t.Error("a PDF without a hosted page offers one")
 	}
 }

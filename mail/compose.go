@@ -53,7 +53,7 @@ func (s *Service) compose(ctx context.Context, m Message) ([]byte, error) {
 	}
 	var pdf []byte
 	if m.Kind == KindInvoice && s.c.PDF != nil {
-		if pdf, err = s.c.PDF.Collections(inv, tenant.Name); err != nil {
+		if pdf, err = s.c.PDF.Collections(inv, tenant.Name, link); err != nil {
 			return nil, fmt.Errorf("mail: compose %s: %w", m.ID, err)
 		}
 	}

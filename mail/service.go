@@ -41,7 +41,7 @@ type Links interface {
 
 // PDF draws an invoice as a PDF document (an *invoicepdf.Renderer).
 type PDF interface {
-	Collections(inv billing.Invoice, issuer string) ([]byte, error)
+	Collections(inv billing.Invoice, issuer, hostedURL string) ([]byte, error)
 }
 
 // Config is what a Service is built on. Store, Queue, Tx, Sender, From,
