@@ -148,7 +148,8 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 	ten := tenancy.New(tenants.Stores(), tx, cat, tenancy.WithEvents(rec))
 	invoices := billingstore.New(db)
 	tickets, inbox := supportstore.New(db), webhookstore.New(db)
-	bil := billing.NewService(invoices, ten.Entitlements, tx, billing.WithEvents(rec), billing.WithCustomers(invoices))
+	bil := billing.NewService(invoices, ten.Entitlements, tx, billing.WithEvents(rec), billing.WithCustomers(invoices),
+		billing.WithPaymentTerms(ten.Settings))
 	pay := billing.NewLedger(bil, invoices)
 	dunning := billing.NewDunning(bil, invoices, ten.Notifications)
 	desk := support.NewService(tickets, ten.Entitlements, ten.Notifications, tx, support.WithEvents(rec))

@@ -254,7 +254,11 @@ func (s *Service) finalizeDraft(ctx context.Context, tenantID, invoiceID string)
 			}
 			inv.Number = FormatNumber(n)
 		}
-		inv.finalize(s.clock(ctx))
+		now := s.clock(ctx)
+		if err := s.defaultDueDate(ctx, &inv, now); err != nil {
+			return err
+		}
+		inv.finalize(now)
 		if err := s.store.SaveInvoice(ctx, inv); err != nil {
 			return err
 		}

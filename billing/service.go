@@ -60,6 +60,8 @@ type Service struct {
 	events Events
 	// customers keeps the customers on record (WithCustomers).
 	customers CustomerStore
+	// terms are the tenants' default payment terms (WithPaymentTerms).
+	terms PaymentTerms
 }
 
 // Option configures a Service.
@@ -127,10 +129,13 @@ func (s *Service) Create(ctx context.Context, tenantID string, in CreateInvoiceI
 	now := s.clock(ctx)
 	inv.ID, inv.TenantID, inv.CreatedAt = id.New(id.Invoice), tenantID, now
 	inv.settle(now)
-	if in.Status != string(StatusDraft) {
-		inv.finalize(now)
-	}
 	err = s.tx(ctx, func(ctx context.Context) error {
+		if in.Status != string(StatusDraft) {
+			if err := s.defaultDueDate(ctx, &inv, now); err != nil {
+				return err
+			}
+			inv.finalize(now)
+		}
 		if err := s.ent.Use(ctx, allowance, 1); err != nil {
 			return err
 		}

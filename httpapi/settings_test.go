@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"net/http"
 	"testing"
+	"time"
 )
 
 // TestTenantSettings: owners and admins read and merge-patch the tenant's
@@ -26,6 +27,18 @@ func TestTenantSettings(t *testing.T) {
 		r := patch(`{"payment_link_template":"https://pay.test/{invoice_id}?a={amount_due}&c={currency}&n={number}","invoice_footer":"Thanks!\nAcme","reply_to_email":"billing@acme.test","default_payment_terms_days":30}`)
 		if r.status != http.StatusOK {
 			t.Fatalf("PATCH: %d %s", r.status, r.body)
+		}
+		// An invoice finalized without a due date is due 30 days later;
+		// one with its own keeps it.
+		inv := e.do(t, request{method: "POST", path: "/api/v1/collections/invoices", bearer: e.keyAll, header: acme,
+			body: `{"customer":{"name":"Ada","email":"ada@example.com"},"currency":"USD","line_items":[{"description":"Plan","quantity":1,"unit_amount":100}]}`}).json(t)
+		if want := time.Now().UTC().AddDate(0, 0, 30).Format(time.DateOnly); inv["due_date"] != want {
+			t.Errorf("due_date %v, want %s (30 days' terms)", inv["due_date"], want)
+		}
+		own := e.do(t, request{method: "POST", path: "/api/v1/collections/invoices", bearer: e.keyAll, header: acme,
+			body: `{"customer":{"name":"Ada","email":"ada@example.com"},"currency":"USD","due_date":"2030-01-02","line_items":[{"description":"Plan","quantity":1,"unit_amount":100}]}`}).json(t)
+		if own["due_date"] != "2030-01-02" {
+			t.Errorf("due_date %v, want its own 2030-01-02", own["due_date"])
 		}
 		r = patch(`{"invoice_footer":null,"default_payment_terms_days":0}`)
 		s := r.json(t)
