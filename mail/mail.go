@@ -35,8 +35,8 @@ const (
 	// KindInvoice is the invoice itself: sent on request (Service.Send) or
 	// on finalize.
 	KindInvoice Kind = "invoice"
-	// KindReminder is a step of the collection schedule (invoice.overdue,
-	// invoice.reminder_sent).
+	// KindReminder is a reminder step of the collection schedule
+	// (invoice.reminder_sent).
 	KindReminder Kind = "reminder"
 	// KindReceipt thanks the customer for paying the invoice in full.
 	KindReceipt Kind = "receipt"

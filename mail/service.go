@@ -136,15 +136,15 @@ func (s *Service) queueInvoice(ctx context.Context, inv billing.Invoice) (Messag
 }
 
 // Dispatch queues the message an event calls for, in the event's
-// transaction: a reminder for invoice.overdue and invoice.reminder_sent,
-// a receipt for invoice.paid (of a non-zero total). An invoice whose
+// transaction: a reminder for invoice.reminder_sent (the steps of module
+// collections.reminders; the overdue step only tells the tenant), a receipt for invoice.paid (of a non-zero total). An invoice whose
 // customer has no email address gets none. The event's id is the
 // cause: the event is written once, so is the message.
 // tenantkit.New subscribes it to the Recorder for those types.
 func (s *Service) Dispatch(ctx context.Context, e event.Event) error {
 	var kind Kind
 	switch e.Type {
-	case event.InvoiceOverdue, event.InvoiceReminderSent:
+	case event.InvoiceReminderSent:
 		kind = KindReminder
 	case event.InvoicePaid:
 		kind = KindReceipt
@@ -164,7 +164,7 @@ func (s *Service) Dispatch(ctx context.Context, e event.Event) error {
 
 // Types are the event types Dispatch acts on.
 func Types() []string {
-	return []string{event.InvoiceOverdue, event.InvoiceReminderSent, event.InvoicePaid}
+	return []string{event.InvoiceReminderSent, event.InvoicePaid}
 }
 
 // queue writes the message of kind about inv for cause, and its job,
