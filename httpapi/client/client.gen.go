@@ -1335,7 +1335,7 @@ type EmailMessage struct {
 	// Error The last failure, as the mail server answered it.
 	Error *string `json:"error,omitempty"`
 
-	// ID An email to a customer.
+	// ID Email id: `eml_` and a lower-case ULID.
 	//
 	// Example: eml_01jd3k5q8r9s0t1v2w3x4y5zee
 	ID EmailMessageID `json:"id"`
@@ -1365,7 +1365,7 @@ type EmailMessageKind string
 // EmailMessageStatus defines model for EmailMessage.Status.
 type EmailMessageStatus string
 
-// EmailMessageID An email to a customer.
+// EmailMessageID Email id: `eml_` and a lower-case ULID.
 //
 // Example: eml_01jd3k5q8r9s0t1v2w3x4y5zee
 type EmailMessageID = string
