@@ -66,9 +66,9 @@ CREATE TABLE customers (
     PRIMARY KEY (tenant_id, id)
 );
 
-CREATE TABLE events (
-    id            TEXT PRIMARY KEY,
-    tenant_id     TEXT,
+CREATE TABLE "events" (
+    tenant_id     TEXT NOT NULL DEFAULT '',
+    id            TEXT NOT NULL,
     type          TEXT NOT NULL,
     actor_type    TEXT NOT NULL,
     actor_id      TEXT NOT NULL,
@@ -79,7 +79,8 @@ CREATE TABLE events (
     resource_type TEXT NOT NULL,
     resource_id   TEXT NOT NULL,
     data          TEXT NOT NULL,
-    created_at    TIMESTAMP NOT NULL
+    created_at    TIMESTAMP NOT NULL,
+    PRIMARY KEY (tenant_id, id)
 );
 
 CREATE TABLE idempotency_keys (
@@ -105,12 +106,13 @@ CREATE TABLE invoice_collection_steps (
     FOREIGN KEY (tenant_id, invoice_id) REFERENCES invoices (tenant_id, id) ON DELETE CASCADE
 );
 
-CREATE TABLE invoice_hosted_tokens (
+CREATE TABLE "invoice_hosted_tokens" (
     tenant_id  TEXT NOT NULL,
     invoice_id TEXT NOT NULL,
     version    INTEGER NOT NULL CHECK (version >= 1),
-    token_hash TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL,
     PRIMARY KEY (tenant_id, invoice_id),
+    UNIQUE (tenant_id, token_hash),
     FOREIGN KEY (tenant_id, invoice_id) REFERENCES invoices (tenant_id, id) ON DELETE CASCADE
 );
 
@@ -232,10 +234,10 @@ CREATE TABLE platform_invoice_numbers (
     last_number BIGINT NOT NULL
 );
 
-CREATE TABLE platform_invoices (
-    id           TEXT PRIMARY KEY,
+CREATE TABLE "platform_invoices" (
     tenant_id    TEXT NOT NULL REFERENCES tenants (id),
-    number       BIGINT NOT NULL UNIQUE,
+    id           TEXT NOT NULL,
+    number       BIGINT NOT NULL,
     period_start TIMESTAMP NOT NULL,
     period_end   TIMESTAMP NOT NULL,
     currency     TEXT NOT NULL,
@@ -250,6 +252,8 @@ CREATE TABLE platform_invoices (
     paid_at      TIMESTAMP,
     voided_at    TIMESTAMP,
     overdue_at   TIMESTAMP,
+    PRIMARY KEY (tenant_id, id),
+    UNIQUE (tenant_id, number),
     -- One invoice per tenant and period, whatever the replicas.
     UNIQUE (tenant_id, period_start)
 );
@@ -423,34 +427,39 @@ CREATE TABLE users (
 );
 
 CREATE TABLE webhook_attempts (
-    delivery_id  TEXT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+    tenant_id    TEXT NOT NULL,
+    delivery_id  TEXT NOT NULL,
     number       INTEGER NOT NULL,
     status       TEXT NOT NULL,
     http_status  INTEGER NOT NULL,
     latency_ms   BIGINT NOT NULL,
     response     TEXT NOT NULL,
     attempted_at TIMESTAMP NOT NULL,
-    PRIMARY KEY (delivery_id, number)
+    PRIMARY KEY (tenant_id, delivery_id, number),
+    FOREIGN KEY (tenant_id, delivery_id) REFERENCES webhook_deliveries (tenant_id, id) ON DELETE CASCADE
 );
 
 CREATE TABLE webhook_deliveries (
-    id              TEXT PRIMARY KEY,
     tenant_id       TEXT NOT NULL,
-    endpoint_id     TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+    id              TEXT NOT NULL,
+    endpoint_id     TEXT NOT NULL,
     event_id        TEXT NOT NULL,
     event_type      TEXT NOT NULL,
     status          TEXT NOT NULL,
     payload         TEXT NOT NULL,
     attempt_count   INTEGER NOT NULL,
     round_start     INTEGER NOT NULL,
+    retries         INTEGER NOT NULL DEFAULT 0,
     next_attempt_at TIMESTAMP,
     created_at      TIMESTAMP NOT NULL,
-    updated_at      TIMESTAMP NOT NULL
-, retries INTEGER NOT NULL DEFAULT 0);
+    updated_at      TIMESTAMP NOT NULL,
+    PRIMARY KEY (tenant_id, id),
+    FOREIGN KEY (tenant_id, endpoint_id) REFERENCES webhook_endpoints (tenant_id, id) ON DELETE CASCADE
+);
 
 CREATE TABLE webhook_endpoints (
-    id                         TEXT PRIMARY KEY,
     tenant_id                  TEXT NOT NULL,
+    id                         TEXT NOT NULL,
     url                        TEXT NOT NULL,
     description                TEXT NOT NULL,
     event_types                TEXT NOT NULL,
@@ -462,7 +471,8 @@ CREATE TABLE webhook_endpoints (
     previous_secret_expires_at TIMESTAMP,
     failing_since              TIMESTAMP,
     created_at                 TIMESTAMP NOT NULL,
-    updated_at                 TIMESTAMP NOT NULL
+    updated_at                 TIMESTAMP NOT NULL,
+    PRIMARY KEY (tenant_id, id)
 );
 
 CREATE TABLE "webhook_events" (
@@ -487,13 +497,15 @@ CREATE UNIQUE INDEX contract_requests_one_pending_idx ON contract_requests (tena
 
 CREATE INDEX contract_requests_tenant_status_idx ON contract_requests (tenant_id, status, id);
 
-CREATE INDEX events_tenant_idx ON events (tenant_id, id);
+CREATE INDEX events_id_idx ON events (id);
 
 CREATE INDEX events_tenant_resource_idx ON events (tenant_id, resource_id, id);
 
 CREATE INDEX events_tenant_type_idx ON events (tenant_id, type, id);
 
 CREATE INDEX idempotency_keys_created_idx ON idempotency_keys (created_at);
+
+CREATE INDEX invoice_hosted_tokens_hash_idx ON invoice_hosted_tokens (token_hash);
 
 CREATE INDEX invoice_payments_invoice_idx ON invoice_payments (tenant_id, invoice_id, id);
 
@@ -518,7 +530,7 @@ CREATE INDEX notifications_unread_idx ON notifications (tenant_id, id) WHERE rea
 
 CREATE INDEX platform_invoices_due ON platform_invoices (due_date) WHERE status = 'open';
 
-CREATE INDEX platform_invoices_tenant ON platform_invoices (tenant_id, id);
+CREATE INDEX platform_invoices_id_idx ON platform_invoices (id);
 
 CREATE INDEX portal_login_links_expires_idx ON portal_login_links (expires_at);
 
@@ -565,13 +577,17 @@ CREATE INDEX tickets_sla_response_idx ON tickets (first_response_due_at)
 
 CREATE INDEX tickets_status_idx ON tickets (tenant_id, status, id);
 
+CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, number);
+
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, id);
+
+CREATE INDEX webhook_deliveries_id_idx ON webhook_deliveries (id);
 
 CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (endpoint_id) WHERE status = 'pending';
 
 CREATE INDEX webhook_endpoints_enabled_idx ON webhook_endpoints (tenant_id) WHERE enabled;
 
-CREATE INDEX webhook_endpoints_tenant_idx ON webhook_endpoints (tenant_id, id);
+CREATE INDEX webhook_endpoints_id_idx ON webhook_endpoints (id);
 
 CREATE INDEX webhook_events_outcome_id_idx ON webhook_events (outcome, id);
 
@@ -634,4 +650,8 @@ INSERT INTO "tenantkit_migrations" ("id", "name", "group_id") VALUES
 (25, '20261129000200', 1),
 (26, '20261129000300', 1),
 (27, '20261129000310', 1),
-(28, '20261129000900', 1);
+(28, '20261129000900', 1),
+(29, '20261129001000', 1),
+(30, '20261129001010', 1),
+(31, '20261129001020', 1),
+(32, '20261129001030', 1);

@@ -59,4 +59,3 @@ func TestTranslationsComplete(t *testing.T) {
 		}
 	}
 }
-

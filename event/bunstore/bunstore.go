@@ -81,10 +81,7 @@ func (s *Store) CreateEvent(ctx context.Context, e event.Event, ask bool) (bool,
 	} else if !json.Valid(e.Data) {
 		return false, errInvalidData
 	}
-	if e.TenantID != "" {
-		t := e.TenantID
-		r.TenantID = &t
-	}
+	r.TenantID = e.TenantID
 	q := s.conn(ctx).NewInsert().Model(&r)
 	if !ask || s.subscribed == "" {
 		_, err := q.Exec(ctx)

@@ -9,11 +9,11 @@ import (
 	"github.com/tenantkit/tenantkit/event"
 )
 
-// row is a row of the events table; a platform event has no tenant_id.
+// row is a row of the events table; a platform event's tenant_id is ”.
 type row struct {
 	bun.BaseModel `bun:"table:events"`
 	ID            string    `bun:"id,pk"`
-	TenantID      *string   `bun:"tenant_id"`
+	TenantID      string    `bun:"tenant_id,pk"`
 	Type          string    `bun:"type"`
 	ActorType     string    `bun:"actor_type"`
 	ActorID       string    `bun:"actor_id"`
@@ -29,16 +29,13 @@ type row struct {
 
 func (r row) event() (event.Event, error) {
 	e := event.Event{
-		ID: r.ID, Type: r.Type,
+		ID: r.ID, TenantID: r.TenantID, Type: r.Type,
 		Actor: event.Actor{Type: r.ActorType, ID: r.ActorID, CredentialID: r.CredentialID,
 			AuthMethod: r.AuthMethod, ClientIP: r.ClientIP},
 		RequestID: r.RequestID,
 		Resource:  event.Resource{Type: r.ResourceType, ID: r.ResourceID},
 		Data:      json.RawMessage(r.Data),
 		CreatedAt: r.CreatedAt.UTC(),
-	}
-	if r.TenantID != nil {
-		e.TenantID = *r.TenantID
 	}
 	// Data is not checked here: CreateEvent checked it on the way in.
 	return e, nil

@@ -28,7 +28,7 @@ type periodRow struct {
 type platformInvoiceRow struct {
 	bun.BaseModel `bun:"table:platform_invoices"`
 	ID            string     `bun:"id,pk"`
-	TenantID      string     `bun:"tenant_id"`
+	TenantID      string     `bun:"tenant_id,pk"`
 	Number        int64      `bun:"number"`
 	PeriodStart   time.Time  `bun:"period_start"`
 	PeriodEnd     time.Time  `bun:"period_end"`

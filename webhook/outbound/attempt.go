@@ -184,7 +184,7 @@ func printable(b []byte) string {
 // delivery's new status and next attempt, enqueued, the endpoint's
 // health.
 func (s *Service) settle(ctx context.Context, job Job, a Attempt) (Outcome, error) {
-	rec := AttemptRecord{DeliveryID: job.Delivery.ID, Attempt: a, Status: a.Status, Retries: job.Retries}
+	rec := AttemptRecord{TenantID: job.TenantID, DeliveryID: job.Delivery.ID, Attempt: a, Status: a.Status, Retries: job.Retries}
 	if a.Status == DeliveryFailed {
 		if d, ok := s.nextDelay(a.Number - job.RoundStart); ok {
 			next := a.AttemptedAt.Add(d)

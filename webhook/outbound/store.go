@@ -46,6 +46,8 @@ type Job struct {
 
 // AttemptRecord is one attempt and what it made of its delivery.
 type AttemptRecord struct {
+	// TenantID is the delivery's tenant, whose attempt it records.
+	TenantID   string
 	DeliveryID string
 	Attempt    Attempt
 	// Status is the delivery's status after the attempt.

@@ -51,7 +51,7 @@ func Migrations() fs.FS { return database.Embedded(migrationsFS) }
 type endpointRow struct {
 	bun.BaseModel           `bun:"table:webhook_endpoints"`
 	ID                      string     `bun:"id,pk"`
-	TenantID                string     `bun:"tenant_id"`
+	TenantID                string     `bun:"tenant_id,pk"`
 	URL                     string     `bun:"url"`
 	Description             string     `bun:"description"`
 	EventTypes              string     `bun:"event_types"`
@@ -107,7 +107,7 @@ func (r endpointRow) endpoint() (outbound.Endpoint, error) {
 type deliveryRow struct {
 	bun.BaseModel `bun:"table:webhook_deliveries"`
 	ID            string     `bun:"id,pk"`
-	TenantID      string     `bun:"tenant_id"`
+	TenantID      string     `bun:"tenant_id,pk"`
 	EndpointID    string     `bun:"endpoint_id"`
 	EventID       string     `bun:"event_id"`
 	EventType     string     `bun:"event_type"`
@@ -131,6 +131,7 @@ func (r deliveryRow) delivery() outbound.Delivery {
 
 type attemptRow struct {
 	bun.BaseModel `bun:"table:webhook_attempts"`
+	TenantID      string    `bun:"tenant_id,pk"`
 	DeliveryID    string    `bun:"delivery_id,pk"`
 	Number        int       `bun:"number,pk"`
 	Status        string    `bun:"status"`

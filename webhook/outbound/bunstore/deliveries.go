@@ -82,7 +82,7 @@ func (s *Store) withAttempts(ctx context.Context, rows []deliveryRow) ([]outboun
 		return out, nil
 	}
 	var as []attemptRow
-	if err := s.conn(ctx).NewSelect().Model(&as).Where("delivery_id IN (?)", bun.In(ids)).
+	if err := database.ForTenant(s.conn(ctx).NewSelect().Model(&as), rows[0].TenantID).Where("delivery_id IN (?)", bun.In(ids)).
 		OrderExpr("delivery_id, number").Scan(ctx); err != nil {
 		return nil, translate(err)
 	}

@@ -79,7 +79,8 @@ func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id string) error {
 		conn := s.conn(ctx)
 		deliveries := database.ForTenant(conn.NewSelect().Model((*deliveryRow)(nil)).Column("id"), tenantID).
 			Where("endpoint_id = ?", id)
-		if _, err := conn.NewDelete().Model((*attemptRow)(nil)).Where("delivery_id IN (?)", deliveries).Exec(ctx); err != nil {
+		if _, err := database.ForTenant(conn.NewDelete().Model((*attemptRow)(nil)), tenantID).
+			Where("delivery_id IN (?)", deliveries).Exec(ctx); err != nil {
 			return translate(err)
 		}
 		if _, err := database.ForTenant(conn.NewDelete().Model((*deliveryRow)(nil)), tenantID).

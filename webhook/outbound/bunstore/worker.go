@@ -11,7 +11,8 @@ import (
 
 // The delivery worker's methods below know a delivery or an endpoint by
 // its id alone (the queue holds the deliveries of every tenant), so their
-// statements are marked database.AcrossTenants.
+// statements are marked database.AcrossTenants; once the delivery is read
+// (Job), its tenant confines the rest (RecordAttempt).
 
 // Job implements outbound.DeliveryStore.
 func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error) {
@@ -42,7 +43,7 @@ func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) (*t
 	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
 		conn := s.conn(ctx)
 		at := r.Attempt.AttemptedAt.UTC()
-		q := database.AcrossTenants(conn.NewUpdate().Model((*deliveryRow)(nil))).
+		q := database.ForTenant(conn.NewUpdate().Model((*deliveryRow)(nil)), r.TenantID).
 			Set("status = ?", r.Status).Set("next_attempt_at = ?", utc(r.NextAttemptAt)).
 			Set("attempt_count = ?", r.Attempt.Number).Set("updated_at = ?", at).
 			Where("id = ?", r.DeliveryID).Where("status = ?", outbound.DeliveryPending).
@@ -61,7 +62,7 @@ func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) (*t
 		default:
 			return err
 		}
-		row := attemptRow{DeliveryID: r.DeliveryID, Number: r.Attempt.Number, Status: r.Attempt.Status,
+		row := attemptRow{TenantID: r.TenantID, DeliveryID: r.DeliveryID, Number: r.Attempt.Number, Status: r.Attempt.Status,
 			HTTPStatus: r.Attempt.HTTPStatus, LatencyMS: r.Attempt.LatencyMS, Response: r.Attempt.Response, AttemptedAt: at}
 		_, err = conn.NewInsert().Model(&row).Exec(ctx)
 		return translate(err)
@@ -78,7 +79,7 @@ func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) (*t
 // as its next attempt.
 func (s *Store) recordRetried(ctx context.Context, r outbound.AttemptRecord) (*time.Time, error) {
 	conn := s.conn(ctx)
-	q := database.AcrossTenants(conn.NewUpdate().Model((*deliveryRow)(nil))).
+	q := database.ForTenant(conn.NewUpdate().Model((*deliveryRow)(nil)), r.TenantID).
 		Set("attempt_count = ?", r.Attempt.Number).Set("round_start = ?", r.Attempt.Number).
 		Set("updated_at = ?", r.Attempt.AttemptedAt.UTC()).
 		Where("id = ?", r.DeliveryID).Where("status = ?", outbound.DeliveryPending).
@@ -88,7 +89,7 @@ func (s *Store) recordRetried(ctx context.Context, r outbound.AttemptRecord) (*t
 		return nil, err
 	}
 	var next *time.Time
-	sel := database.AcrossTenants(conn.NewSelect().Model((*deliveryRow)(nil)).Column("next_attempt_at").Where("id = ?", r.DeliveryID))
+	sel := database.ForTenant(conn.NewSelect().Model((*deliveryRow)(nil)), r.TenantID).Column("next_attempt_at").Where("id = ?", r.DeliveryID)
 	if err := sel.Scan(ctx, &next); err != nil {
 		return nil, translate(err)
 	}

@@ -216,7 +216,7 @@ func testAttempts(t *testing.T, b Backend) {
 		t.Fatalf("Job = %+v", job)
 	}
 	next := base.Add(time.Minute)
-	first := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryPending, NextAttemptAt: &next,
+	first := outbound.AttemptRecord{TenantID: tenantA, DeliveryID: d.ID, Status: outbound.DeliveryPending, NextAttemptAt: &next,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, HTTPStatus: 500, LatencyMS: 12, Response: "oops", AttemptedAt: base}}
 	if got, err := b.Deliveries.RecordAttempt(ctx, first); err != nil || got == nil || !got.Equal(next) {
 		t.Fatalf("RecordAttempt 1 = %v, %v; want next attempt at %v", got, err, next)
@@ -224,7 +224,7 @@ func testAttempts(t *testing.T, b Backend) {
 	if _, err := b.Deliveries.RecordAttempt(ctx, first); !errors.Is(err, outbound.ErrConflict) {
 		t.Fatalf("RecordAttempt 1 again = %v, want ErrConflict", err)
 	}
-	second := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliverySucceeded,
+	second := outbound.AttemptRecord{TenantID: tenantA, DeliveryID: d.ID, Status: outbound.DeliverySucceeded,
 		Attempt: outbound.Attempt{Number: 2, Status: outbound.DeliverySucceeded, HTTPStatus: 204, AttemptedAt: next}}
 	if got, err := b.Deliveries.RecordAttempt(ctx, second); err != nil || got != nil {
 		t.Fatalf("RecordAttempt 2 = %v, %v; want no next attempt", got, err)
@@ -258,7 +258,7 @@ func testRetry(t *testing.T, b Backend) {
 	e := mustCreateEndpoint(t, b, newEndpoint(tenantA))
 	d := newDelivery(tenantA, e.ID)
 	mustCreateDeliveries(t, b, d)
-	failed := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryFailed,
+	failed := outbound.AttemptRecord{TenantID: tenantA, DeliveryID: d.ID, Status: outbound.DeliveryFailed,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, Response: "refused", AttemptedAt: base}}
 	if _, err := b.Deliveries.RecordAttempt(ctx, failed); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
@@ -271,7 +271,7 @@ func testRetry(t *testing.T, b Backend) {
 
 	// Pending, next attempt in a day: a retry brings it to now.
 	later := base.Add(24 * time.Hour)
-	pending := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryPending, NextAttemptAt: &later, Retries: 1,
+	pending := outbound.AttemptRecord{TenantID: tenantA, DeliveryID: d.ID, Status: outbound.DeliveryPending, NextAttemptAt: &later, Retries: 1,
 		Attempt: outbound.Attempt{Number: 2, Status: outbound.DeliveryFailed, Response: "500", AttemptedAt: at}}
 	if _, err := b.Deliveries.RecordAttempt(ctx, pending); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
@@ -282,7 +282,7 @@ func testRetry(t *testing.T, b Backend) {
 	}
 	mustJob(t, b, d.ID, 2, 2, 2, now)
 
-	ok := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliverySucceeded, Retries: 2,
+	ok := outbound.AttemptRecord{TenantID: tenantA, DeliveryID: d.ID, Status: outbound.DeliverySucceeded, Retries: 2,
 		Attempt: outbound.Attempt{Number: 3, Status: outbound.DeliverySucceeded, HTTPStatus: 200, AttemptedAt: now}}
 	if _, err := b.Deliveries.RecordAttempt(ctx, ok); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
@@ -325,7 +325,7 @@ func testRetryDuringAttempt(t *testing.T, b Backend) {
 			}
 			later := base.Add(time.Hour)
 			r := tc.attempt
-			r.DeliveryID, r.Retries, r.Attempt.AttemptedAt = d.ID, job.Retries, base.Add(2*time.Second)
+			r.TenantID, r.DeliveryID, r.Retries, r.Attempt.AttemptedAt = tenantA, d.ID, job.Retries, base.Add(2*time.Second)
 			if r.Status == outbound.DeliveryPending {
 				r.NextAttemptAt = &later
 			}
@@ -411,7 +411,7 @@ func testDelete(t *testing.T, b Backend) {
 	e := mustCreateEndpoint(t, b, newEndpoint(tenantA))
 	d := newDelivery(tenantA, e.ID)
 	mustCreateDeliveries(t, b, d)
-	rec := outbound.AttemptRecord{DeliveryID: d.ID, Status: outbound.DeliveryFailed,
+	rec := outbound.AttemptRecord{TenantID: tenantA, DeliveryID: d.ID, Status: outbound.DeliveryFailed,
 		Attempt: outbound.Attempt{Number: 1, Status: outbound.DeliveryFailed, AttemptedAt: base}}
 	if _, err := b.Deliveries.RecordAttempt(ctx, rec); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
