@@ -130,6 +130,12 @@ func openDB(dsn string) (db *bun.DB, what string, err error) {
 		if err != nil {
 			return nil, "", err
 		}
+		// Bun writes the values into the SQL: nothing gains from pgx's
+		// prepared statements, which a transaction-mode pooler (PgBouncer
+		// before 1.21) loses between statements.
+		if !strings.Contains(dsn, "default_query_exec_mode=") {
+			cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		}
 		return bun.NewDB(stdlib.OpenDB(*cfg), pgdialect.New()), "Postgres " + cfg.Host + "/" + cfg.Database, nil
 	}
 	sqldb, err := sql.Open("sqlite", "file:"+dsn+

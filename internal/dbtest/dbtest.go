@@ -2,6 +2,8 @@
 // and Postgres from TENANTKIT_TEST_DATABASE_URL, else a dockertest container
 // when a Docker engine answers, else a skip that says how to enable it —
 // unless TENANTKIT_REQUIRE_POSTGRES=1, which turns the skip into a failure.
+// With TENANTKIT_TEST_POOLER_URL the tests reach their databases through a
+// connection pooler (PgBouncer in transaction mode) in front of that server.
 // A database migrated with some schema also gets River's tables, as
 // tenantkit.Migrate applies them: services that enqueue webhook deliveries
 // work on it, and App.Ready finds nothing pending.
@@ -37,6 +39,17 @@ const (
 	// EnvPostgresDriver picks the driver of the Postgres tests: "pgx"
 	// (pgx through database/sql, the default) or "pgdriver" (Bun's own).
 	EnvPostgresDriver = "TENANTKIT_TEST_PG_DRIVER"
+	// EnvPoolerURL names a connection pooler in front of the server of
+	// EnvDatabaseURL, e.g. postgres://postgres@127.0.0.1:6432/postgres?sslmode=disable
+	// for PgBouncer (its [databases] a wildcard to that server). A test's
+	// database is still created and dropped on the server directly, as an
+	// administrator would, not through the pooler that holds connections
+	// to it; the test's own connections go through the pooler: this URL,
+	// its path replaced by the database's name, its query kept.
+	EnvPoolerURL = "TENANTKIT_TEST_POOLER_URL"
+	// EnvRequirePooler=1 fails every Postgres test when EnvPoolerURL is
+	// not set: a run meant to go through the pooler cannot go around it.
+	EnvRequirePooler = "TENANTKIT_REQUIRE_POOLER"
 )
 
 // Each runs fn as two subtests, "sqlite" and "postgres", each on a fresh
@@ -87,9 +100,22 @@ func PostgresURL(tb testing.TB) string {
 			tb.Logf("dbtest: drop database %s: %v", name, err)
 		}
 	})
+	return clientURL(tb, base, name)
+}
+
+// clientURL is the URL by which a test reaches database name on the
+// server of base: through the pooler of EnvPoolerURL when it is set.
+func clientURL(tb testing.TB, base, name string) string {
+	tb.Helper()
+	env := EnvDatabaseURL
+	if pooler := os.Getenv(EnvPoolerURL); pooler != "" {
+		base, env = pooler, EnvPoolerURL
+	} else if os.Getenv(EnvRequirePooler) == "1" {
+		tb.Fatalf("dbtest: a pooler is required (%s=1) but %s is not set", EnvRequirePooler, EnvPoolerURL)
+	}
 	u, err := url.Parse(base)
 	if err != nil {
-		tb.Fatalf("dbtest: parse %s: %v", EnvDatabaseURL, err)
+		tb.Fatalf("dbtest: parse %s: %v", env, err)
 	}
 	u.Path = "/" + name
 	return u.String()
@@ -122,7 +148,8 @@ func Options() database.Options {
 
 // RiverDB is the pool to pass as riverqueue.Options.DB for db: nil, except
 // on Bun's pgdriver, where River needs a pgx pool on the same database
-// (riverqueue.Options.DB says why). It is closed with tb.
+// (riverqueue.Options.DB says why), reached as db is (through the pooler
+// of EnvPoolerURL when it is set). It is closed with tb.
 func RiverDB(tb testing.TB, db *bun.DB) *sql.DB {
 	tb.Helper()
 	if os.Getenv(EnvPostgresDriver) != "pgdriver" || !database.IsPostgres(db) {
@@ -136,12 +163,7 @@ func RiverDB(tb testing.TB, db *bun.DB) *sql.DB {
 	if err != nil {
 		tb.Fatalf("dbtest: %v", err)
 	}
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatalf("dbtest: %v", err)
-	}
-	u.Path = "/" + name
-	pool, err := database.Open(context.Background(), u.String(), database.Options{MaxConns: 4})
+	pool, err := database.Open(context.Background(), clientURL(tb, base, name), database.Options{MaxConns: 4})
 	if err != nil {
 		tb.Fatalf("dbtest: %v", err)
 	}
