@@ -73,10 +73,16 @@ func SQLiteURL(tb testing.TB) string {
 	return "sqlite:" + filepath.Join(tb.TempDir(), "tenantkit.db")
 }
 
-// Postgres opens a migrated, freshly created Postgres database.
+// Postgres opens a migrated, freshly created Postgres database: a copy of
+// the template of sources (template.go), or an empty one without sources.
 func Postgres(tb testing.TB, sources ...database.Source) *bun.DB {
 	tb.Helper()
-	return open(tb, PostgresURL(tb), sources)
+	if len(sources) == 0 {
+		return open(tb, PostgresURL(tb), nil)
+	}
+	db := connect(tb, fromTemplate(tb, sources))
+	Guard(tb, db)
+	return db
 }
 
 // PostgresURL creates an empty Postgres database for this test, drops it
@@ -121,14 +127,21 @@ func clientURL(tb testing.TB, base, name string) string {
 	return u.String()
 }
 
-func open(tb testing.TB, rawURL string, sources []database.Source) *bun.DB {
+// connect opens the database of rawURL until the test ends.
+func connect(tb testing.TB, rawURL string) *bun.DB {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := database.Open(ctx, rawURL, Options())
+	db, err := database.Open(context.Background(), rawURL, Options())
 	if err != nil {
 		tb.Fatalf("dbtest: %v", err)
 	}
 	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func open(tb testing.TB, rawURL string, sources []database.Source) *bun.DB {
+	tb.Helper()
+	ctx := context.Background()
+	db := connect(tb, rawURL)
 	if len(sources) > 0 {
 		// Migration by migration, not from tenantkit.Migrate's snapshot:
 		// sources are often one domain's, and the regular path is tested.
@@ -199,6 +212,19 @@ func adminExec(ctx context.Context, rawURL, stmt string) error {
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, stmt)
 	return err
+}
+
+// adminQueryRow scans the one row of query into dest, on the server's
+// maintenance connection.
+func adminQueryRow(ctx context.Context, rawURL, query string, args []any, dest ...any) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, rawURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	return conn.QueryRow(ctx, query, args...).Scan(dest...)
 }
 
 // serverURL finds a Postgres server once per test binary: the env URL, else
