@@ -1,6 +1,8 @@
 package portal
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -22,12 +24,26 @@ type dashboardData struct {
 	Unread       []tenancy.Notification
 	Overdue      []billing.Invoice
 	Plan         string
+	// Money and Charts are shown to members who may read invoices;
+	// Tickets to those who may read tickets.
+	Money       *summary
+	Collected   []chart
+	Aging       []chart
+	Tickets     *ticketSummary
+	ShowTickets bool
 }
 
-// dashboard shows usage against limits, unread notifications and, for
-// members who may see invoices, the open ones past their due date.
+// maxCharts is how many currencies the dashboard draws charts of; the
+// KPIs list them all.
+const maxCharts = 3
+
+// dashboard shows, as far as the member's role allows: what is owed,
+// overdue and collected, the charts of the last months and of the
+// overdue invoices' age, the tickets waiting and at risk, usage against
+// limits, unread notifications and the overdue invoices.
 func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request, rq *request) error {
 	ctx, tid := r.Context(), rq.membership.TenantID
+	now := h.now()
 	var d dashboardData
 	if p, ok := h.cfg.Catalog.Plan(rq.tenant.PlanID); ok {
 		d.Plan = p.Name
@@ -42,20 +58,76 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request, rq *request)
 		if d.Unread, _, err = h.cfg.Notifications.List(ctx, tid, tenancy.NotificationFilter{UnreadOnly: true, Limit: 10}); err != nil {
 			return err
 		}
+		if !seesMoney(rq) {
+			for i := range d.Unread {
+				d.Unread[i] = withoutAmounts(d.Unread[i])
+			}
+		}
 	}
 	if rq.can(tenancy.PermInvoicesRead) {
+		s, err := h.receivables(ctx, tid, now)
+		if err != nil {
+			return err
+		}
+		d.Money = &s
+		loc := localeOf(r)
+		for i, ser := range s.Monthly[:min(len(s.Monthly), maxCharts)] {
+			d.Collected = append(d.Collected, barChart("collected", "Collected per month, "+ser.Currency, s.Monthly[i],
+				func(v int64) string { return money(loc, v, ser.Currency) }))
+		}
+		for i, ser := range s.Aging[:min(len(s.Aging), maxCharts)] {
+			d.Aging = append(d.Aging, barChart("aging", "Overdue by age, "+ser.Currency, s.Aging[i],
+				func(v int64) string { return money(loc, v, ser.Currency) }))
+		}
 		open, _, err := h.cfg.Invoices.List(ctx, tid, billing.ListFilter{Status: string(billing.StatusOpen), Limit: billing.MaxListLimit})
 		if err != nil {
 			return err
 		}
-		today := h.now().UTC().Format(time.DateOnly)
+		today := now.UTC().Format(time.DateOnly)
 		for _, inv := range open {
 			if inv.DueDate != "" && inv.DueDate < today {
 				d.Overdue = append(d.Overdue, inv)
 			}
 		}
 	}
+	if rq.can(tenancy.PermTicketsRead) && h.modulesOn(ctx, tid, catalog.ModuleTickets) {
+		ts, err := h.ticketFigures(ctx, tid, now)
+		if err != nil {
+			return err
+		}
+		d.Tickets = &ts
+	}
 	return h.render(w, r, rq, http.StatusOK, "dashboard", "Dashboard", d)
+}
+
+// modulesOn reports whether the tenant has module on; the dashboard
+// leaves out what a switched-off module would refuse.
+func (h *Handler) modulesOn(ctx context.Context, tenantID, module string) bool {
+	return h.cfg.Entitlements.RequireModule(ctx, tenantID, module) == nil
+}
+
+// moneyKeys are the data of a notification that are amounts.
+var moneyKeys = []string{"amount", "amount_due", "amount_paid", "total", "subtotal"}
+
+// seesMoney reports whether the member may see amounts: the roles that
+// read the tenant's invoices or the platform's invoices to it. Support
+// and plain members do not.
+func seesMoney(rq *request) bool {
+	return rq.can(tenancy.PermInvoicesRead) || rq.can(tenancy.PermBillingRead)
+}
+
+// withoutAmounts is n as a member who may not see amounts reads it: a
+// notification about money keeps its title (which names the invoice,
+// never an amount) and loses its body and data.
+func withoutAmounts(n tenancy.Notification) tenancy.Notification {
+	for _, k := range moneyKeys {
+		if _, ok := n.Data[k]; ok {
+			n.Body = "The amounts are shown to members who handle billing."
+			n.Data = nil
+			return n
+		}
+	}
+	return n
 }
 
 // markRead marks one of the tenant's notifications read (another
@@ -87,7 +159,11 @@ func (h *Handler) markAllRead(w http.ResponseWriter, r *http.Request, rq *reques
 type moduleRow struct {
 	ID, Name, Description string
 	Enabled, Included     bool
-	AddOn, Switchable     bool
+	// AddOn: the plan sells it; Bought: the contract has it.
+	AddOn, Bought bool
+	// Switchable: the member's tenant may switch it (toggleable, and
+	// included or bought), as the service decides.
+	Switchable bool
 }
 
 func (h *Handler) modulesPage(w http.ResponseWriter, r *http.Request, rq *request) error {
@@ -99,18 +175,22 @@ func (h *Handler) renderModules(w http.ResponseWriter, r *http.Request, rq *requ
 	if err != nil {
 		return err
 	}
-	plan, _ := h.cfg.Catalog.Plan(rq.tenant.PlanID)
+	terms, err := h.cfg.Contracts.Current(r.Context(), rq.membership.TenantID)
+	if err != nil {
+		return err
+	}
+	plan, _ := h.cfg.Catalog.Plan(terms.PlanID)
 	rows := make([]moduleRow, 0, len(states))
 	for _, st := range states {
 		row := moduleRow{ID: st.Module, Name: st.Module, Enabled: st.Enabled,
-			Included: slices.Contains(plan.Modules, st.Module)}
+			Included: slices.Contains(plan.Modules, st.Module), Bought: terms.HasAddOn(st.Module)}
 		if m, ok := h.cfg.Catalog.Module(st.Module); ok {
 			row.Name, row.Description = m.Name, m.Description
 		}
-		row.Switchable = h.cfg.Catalog.Toggleable(plan, st.Module)
-		for _, a := range plan.AddOns {
-			row.AddOn = row.AddOn || a.Module == st.Module
-		}
+		_, row.AddOn = plan.AddOn(st.Module)
+		// An add-on the contract lacks cannot be switched on: it is bought
+		// through a contract request, which the page links to instead.
+		row.Switchable = h.cfg.Catalog.Toggleable(plan, st.Module) && (row.Included || row.Bought)
 		rows = append(rows, row)
 	}
 	return h.renderForm(w, r, rq, status, "modules", "Modules", modulesData{Plan: plan, Modules: rows}, ferr)
@@ -134,6 +214,21 @@ func (h *Handler) toggleModule(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	if statusOf(err) >= 500 {
 		return err
+	}
+	// The form has no field to mark: say what was refused, and why, above
+	// the list.
+	var ie *field.InvalidError
+	if errors.As(err, &ie) {
+		name := module
+		if m, ok := h.cfg.Catalog.Module(module); ok {
+			name = m.Name
+		}
+		var why []string
+		for _, fe := range ie.Errors() {
+			why = append(why, fe.Message)
+		}
+		err = httpapi.NewProblem(statusOf(err), httpapi.CodeValidationFailed,
+			"You cannot switch "+name+": "+strings.Join(why, "; ")+".")
 	}
 	return h.renderModules(w, r, rq, statusOf(err), err)
 }
