@@ -28,8 +28,11 @@ func localeOf(r *http.Request) string {
 		return defaultLocale
 	}
 	tags, _, err := language.ParseAcceptLanguage(h)
-	if err != nil || len(tags) == 0 || tags[0] == language.Und {
+	if err != nil || len(tags) == 0 {
 		return defaultLocale
+	}
+	if base, conf := tags[0].Base(); conf == language.No || base.String() == "mul" || base.String() == "und" {
+		return defaultLocale // "*" or nothing the CLDR data knows
 	}
 	return tags[0].String()
 }
