@@ -39,7 +39,7 @@ func TestSummarize(t *testing.T) {
 	}, []billing.Payment{
 		pay("USD", 500, time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC), billing.KindPayment),
 		pay("USD", 100, time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), billing.KindRefund),
-		pay("USD", 700, time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC), billing.KindPayment), // first month of the chart
+		pay("USD", 700, time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC), billing.KindPayment),  // first month of the chart
 		pay("USD", 900, time.Date(2025, 11, 30, 0, 0, 0, 0, time.UTC), billing.KindPayment), // before it
 	})
 	wantSums := func(name string, got []amount, want ...amount) {
