@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/internal/dbtest"
+	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -172,6 +174,23 @@ func TestPortalCollections(t *testing.T) {
 				t.Errorf("the support role sees amounts:\n%s", body)
 			}
 			mustContainAll(t, "owner's dashboard", alice.get("/portal/", http.StatusOK), "A payment of $200.00 was received.")
+		})
+
+		t.Run("EventsNameTheirResources", func(t *testing.T) {
+			alice := e.signIn(t, "alice@acme.test")
+			tk, err := app.Support.Create(ctx, e.acme.ID, support.Requester{ID: "usr_x", Email: "alice@acme.test", Name: "alice"},
+				support.CreateTicketInput{Subject: "Export fails", Description: "It stops."})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := app.Support.AddComment(ctx, e.acme.ID, tk.ID, support.Requester{ID: "usr_x", Email: "alice@acme.test"},
+				support.CommentInput{Body: "Still failing."}); err != nil {
+				t.Fatal(err)
+			}
+			body := alice.get("/portal/events?type=ticket.commented", http.StatusOK)
+			mustContainAll(t, "events", body, `">Ticket #`+strconv.FormatInt(tk.Number, 10)+` Export fails</a>`)
+			body = alice.get("/portal/events?type=invoice.payment_recorded", http.StatusOK)
+			mustContainAll(t, "events", body, `">Invoice `+inv.Number+`</a>`)
 		})
 
 		t.Run("AddOnNotBoughtIsNotSwitchable", func(t *testing.T) {

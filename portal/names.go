@@ -21,10 +21,12 @@ type namer struct {
 	tenantID string
 	users    map[string]string
 	invoices map[string]string
+	tickets  map[string]string
 }
 
 func (h *Handler) namer(ctx context.Context, tenantID string) *namer {
-	return &namer{h: h, ctx: ctx, tenantID: tenantID, users: map[string]string{}, invoices: map[string]string{}}
+	return &namer{h: h, ctx: ctx, tenantID: tenantID, users: map[string]string{}, invoices: map[string]string{},
+		tickets: map[string]string{}}
 }
 
 // user is "Name <email>" of a user, or "" when there is no such user.
@@ -105,10 +107,14 @@ func (n *namer) resource(e event.Event) string {
 		}
 		return "Invoice " + num
 	case "ticket":
-		if num := d.number(); num != "" {
+		if num := d.number(); num != "" && d.Subject != "" {
 			return "Ticket #" + num + " " + d.Subject
 		}
-		return "Ticket " + d.Subject
+		// The data of a comment or a rating is not the ticket's.
+		if s := n.ticket(res.ID); s != "" {
+			return s
+		}
+		return "Ticket"
 	case "customer":
 		return "Customer " + first(d.Name, d.Email)
 	case "webhook_endpoint":
@@ -144,6 +150,22 @@ func (n *namer) invoiceNumber(invoiceID string) string {
 		}
 	}
 	n.invoices[invoiceID] = s
+	return s
+}
+
+// ticket is "Ticket #42 Subject" of the tenant's ticket, "" for a
+// ticket that is gone.
+func (n *namer) ticket(ticketID string) string {
+	if s, ok := n.tickets[ticketID]; ok {
+		return s
+	}
+	s := ""
+	if id.Valid(id.Ticket, ticketID) {
+		if t, err := n.h.cfg.Tickets.Get(n.ctx, n.tenantID, ticketID); err == nil {
+			s = "Ticket #" + strconv.FormatInt(t.Number, 10) + " " + t.Subject
+		}
+	}
+	n.tickets[ticketID] = s
 	return s
 }
 

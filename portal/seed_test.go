@@ -53,10 +53,8 @@ func seedCollections(t *testing.T, app *tenantkit.App, tenantID string) seeded {
 		}
 	}
 	for m := 9; m >= 0; m-- {
-		at := now.AddDate(0, -m, 0)
-		if at.Day() > 20 {
-			at = at.AddDate(0, 0, -10)
-		}
+		// Mid-month (or today, if earlier), so that each month has one.
+		at := time.Date(now.Year(), now.Month()-time.Month(m), min(15, now.Day()), 10, 0, 0, 0, time.UTC)
 		inv := create(grace.ID, int64(80000+m*7000), at)
 		pay(inv, inv.Total, at.Add(-time.Hour), billing.MethodCard, "")
 	}
