@@ -247,7 +247,8 @@ func TestBrowser(t *testing.T) {
 	run("mark a notification read", chromedp.Click(`.notes form button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//p[@class="flash" and contains(., "marked read")]`, chromedp.BySearch),
 		chromedp.Text(`#nav-notifications`, &text, chromedp.ByID))
-	if text != "Notifications (1 unread)" {
+	// Three were unread: the two above and the platform invoice's.
+	if text != "Notifications (2 unread)" {
 		t.Fatalf("after marking one read the navigation says %q", text)
 	}
 
@@ -285,6 +286,18 @@ func TestBrowser(t *testing.T) {
 		chromedp.Text(`table.payments`, &text, chromedp.ByQuery))
 	if !strings.Contains(text, "CHK-7") || !strings.Contains(text, "WIRE-42") {
 		t.Fatalf("payments table %q, want both payments with their references", text)
+	}
+
+	// The hosted link leads the customer to the invoice, signed out.
+	var hosted string
+	var ok bool
+	run("hosted link", chromedp.AttributeValue(`#hosted-url`, "href", &hosted, &ok, chromedp.ByID))
+	if !ok || !strings.HasPrefix(hosted, e.srv.URL+"/pay/") {
+		t.Fatalf("hosted link %q", hosted)
+	}
+	run("hosted page", chromedp.Navigate(hosted), chromedp.WaitVisible(`h1`, chromedp.ByQuery), chromedp.Text(`body`, &text, chromedp.ByQuery))
+	if !strings.Contains(text, seed.invoice.Number) {
+		t.Fatalf("the hosted page does not show %s:\n%s", seed.invoice.Number, text)
 	}
 
 	run("ticket", chromedp.Navigate(e.srv.URL+"/portal/tickets/new"),

@@ -153,6 +153,20 @@ func TestPortalCollections(t *testing.T) {
 				`id="preview-total">$`, "Add-ons your plan sells", "Invoices from the platform")
 			e.signIn(t, "dave@acme.test").get("/portal/billing", http.StatusForbidden)
 			alice.get("/portal/billing/invoices/pin_nonsense/pdf", http.StatusNotFound)
+
+			pin := mustPlatformInvoice(t, app, e.acme.ID)
+			body = alice.get("/portal/billing", http.StatusOK)
+			mustContainAll(t, "billing with an invoice", body, `href="/portal/billing/invoices/`+pin.ID+`/pdf"`, `<span class="status status-open">open</span>`)
+			resp, err := alice.hc.Get(alice.abs("/portal/billing/invoices/" + pin.ID + "/pdf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/pdf" {
+				t.Errorf("platform PDF: status %d, type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+			// Another tenant's platform invoice is not found.
+			e.signIn(t, "carol@globex.test").get("/portal/billing/invoices/"+pin.ID+"/pdf", http.StatusNotFound)
 		})
 
 		t.Run("Dashboard", func(t *testing.T) {

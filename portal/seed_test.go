@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenantkit/tenantkit"
 	"github.com/tenantkit/tenantkit/billing"
+	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
 
 // seeded is what seedCollections made.
@@ -14,6 +15,9 @@ type seeded struct {
 	customer billing.CustomerRecord
 	// invoice is open and overdue, part paid by a transfer (WIRE-42).
 	invoice billing.Invoice
+	// platformInvoice is the platform's invoice to the tenant for the
+	// current period.
+	platformInvoice contract.Invoice
 }
 
 // seedCollections gives tenantID a few months of business, as the
@@ -64,5 +68,25 @@ func seedCollections(t *testing.T, app *tenantkit.App, tenantID string) seeded {
 	s.invoice = create(s.customer.ID, 120000, now.AddDate(0, 0, -20))
 	pay(s.invoice, 50000, now.Add(-2*time.Hour), billing.MethodBankTransfer, "WIRE-42")
 	create(s.customer.ID, 64000, now.AddDate(0, 0, 14))
+	s.platformInvoice = mustPlatformInvoice(t, app, tenantID)
 	return s
+}
+
+// mustPlatformInvoice runs the platform's billing at the end of the
+// tenant's current period, which generates its invoice for the period.
+func mustPlatformInvoice(t *testing.T, app *tenantkit.App, tenantID string) contract.Invoice {
+	t.Helper()
+	ctx := context.Background()
+	terms, err := app.Contracts.Current(ctx, tenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Contracts.RunBilling(ctx, terms.PeriodEnd.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	invs, _, err := app.Contracts.Invoices(ctx, tenantID, contract.InvoiceFilter{TenantID: tenantID})
+	if err != nil || len(invs) == 0 {
+		t.Fatalf("no platform invoice after the billing run: %v", err)
+	}
+	return invs[0]
 }
