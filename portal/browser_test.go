@@ -356,11 +356,11 @@ func TestBrowser(t *testing.T) {
 		{"tickets", "/portal/tickets"},
 		{"ticket", strings.TrimPrefix(strings.Split(ticketURL, "?")[0], e.srv.URL)},
 		{"ticket-new", "/portal/tickets/new"},
-		{"contracts", "/portal/contracts"},
+		{"contract", "/portal/contracts"}, // portal-contracts.png is TestBrowserContracts's
 		{"modules", "/portal/modules"},
 		{"events", "/portal/events"},
 		{"event", "/portal/events/" + evs[0].ID},
-		{"webhooks", "/portal/webhooks"},
+		{"webhook-list", "/portal/webhooks"}, // portal-webhooks.png is TestBrowserWebhooks's
 		{"webhook-new", "/portal/webhooks/new"},
 		{"tenants", "/portal/tenants"},
 	}
