@@ -232,7 +232,7 @@ func (h *Handler) receivables(ctx context.Context, tenantID string, now time.Tim
 	return s, nil
 }
 
-// tickets counts the tenant's unresolved tickets and those at risk.
+// ticketFigures counts the tenant's unresolved tickets and those at risk.
 func (h *Handler) ticketFigures(ctx context.Context, tenantID string, now time.Time) (ticketSummary, error) {
 	var ts ticketSummary
 	horizon := now.Add(slaHorizon)
