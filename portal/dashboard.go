@@ -149,4 +149,3 @@ func (h *Handler) markAllRead(w http.ResponseWriter, r *http.Request, rq *reques
 	http.Redirect(w, r, h.cfg.BasePath+"/?done=allread", http.StatusSeeOther)
 	return nil
 }
-

@@ -81,6 +81,7 @@ func newViews(base string) (*views, error) {
 		"percent": percent,
 		"taxRate": taxRate,
 		"deref":   func(p *int64) int64 { return *p },
+		"isTrue":  func(p *bool) bool { return p != nil && *p },
 		"seq": func(n int) []int {
 			out := make([]int, n)
 			for i := range out {
