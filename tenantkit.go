@@ -302,6 +302,31 @@ func (a *App) HTTPConfig() httpapi.Config {
 	return cfg
 }
 
+// PortalConfig returns a portal.Config serving a's services: the pages'
+// services, the catalog, the hosted links, the PDFs and the email
+// (those three only when a has them). The host adds what is its own
+// before portal.New: the session secret and settings, the API's
+// CSRF, PublicURL and a logger.
+func (a *App) PortalConfig() portal.Config {
+	cfg := portal.Config{
+		Directory: a.Tenancy.Directory, Entitlements: a.Tenancy.Entitlements, Modules: a.Tenancy.Modules,
+		Notifications: a.Tenancy.Notifications, Invoices: a.Billing, Customers: a.Billing, Payments: a.Payments,
+		Tickets: a.Support, Contracts: a.Contracts, Events: a.Events, Webhooks: a.Outbound,
+		Catalog: a.Catalog, Sessions: a.Tenancy.Sessions, Links: a.SignInLinks,
+	}
+	// A nil pointer would be a non-nil interface: leave them out instead.
+	if a.Hosted != nil {
+		cfg.Hosted = a.Hosted
+	}
+	if a.Mail != nil {
+		cfg.Mail = a.Mail
+	}
+	if a.InvoicePDF != nil {
+		cfg.PDF = a.InvoicePDF
+	}
+	return cfg
+}
+
 // invoicePDF is the renderer HTTPConfig serves: none (the PDF endpoints
 // answer 501) when InvoicePDF was set to nil, rather than a nil pointer
 // the API would call.

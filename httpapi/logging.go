@@ -43,6 +43,19 @@ func logFieldsFrom(ctx context.Context) *logFields {
 	return &logFields{}
 }
 
+// NameRoute records the route template of a request that a handler
+// outside the route table serves (the portal's pages, mounted under
+// Wrap), so that the access log line, the request metrics and the trace
+// name it, as "GET /portal/invoices/{id}", rather than "unmatched". method
+// and path form the template as the route table's rows do; path must be
+// a pattern, never the request's own path, which may carry ids and
+// secrets and would grow the metrics' label space without bound.
+func NameRoute(r *http.Request, method, path string) {
+	f := logFieldsFrom(r.Context())
+	f.route = method + " " + path
+	nameSpan(r.Context(), method, path)
+}
+
 // accessLog gives every request its id (requestIDOf), echoed in the
 // X-Request-ID response header, and logs one line per request after it
 // completes: method, route

@@ -55,6 +55,13 @@ func TestAccessLog(t *testing.T) {
 			},
 		},
 		{
+			name: "NamedByAMountedHandler",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				NameRoute(r, http.MethodGet, "/portal/invoices/{id}")
+			},
+			want: map[string]any{"route": "GET /portal/invoices/{id}", "status": float64(200)},
+		},
+		{
 			name:    "Unmatched",
 			handler: func(w http.ResponseWriter, r *http.Request) {},
 			want:    map[string]any{"route": "unmatched", "status": float64(200), "bytes": float64(0)},

@@ -69,8 +69,8 @@ func TestPortalContracts(t *testing.T) {
 			// is its base price (50 seats included, no add-ons).
 			q := url.Values{"type": {"change_plan"}, "plan_id": {catalog.PlanEnterprise}, "effective": {"next_period"}, "preview": {"1"}}
 			body = c.get("/portal/contracts?"+q.Encode(), http.StatusOK)
-			for _, want := range []string{`<section aria-labelledby="prev-h" id="preview">`, "<td>Enterprise plan</td>",
-				`<td class="num">499.00 USD</td></tr></tfoot>`, `<option value="enterprise" selected>Enterprise</option>`,
+			for _, want := range []string{`<section aria-labelledby="prev-h" id="preview">`, `<td data-label="Line">Enterprise plan</td>`,
+				`<dd id="preview-total">$499.00</dd>`, `<option value="enterprise" selected>Enterprise</option>`,
 				`<option value="growth" >Growth (current)</option>`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("preview page lacks %q:\n%s", want, body)
@@ -112,8 +112,8 @@ func TestPortalContracts(t *testing.T) {
 				got.Status != contract.RequestPending || got.SubmittedBy != alice.ID || got.Note != "We are growing." {
 				t.Errorf("stored request %+v, want alice's pending change to enterprise with her note", got)
 			}
-			for _, want := range []string{"Your request is submitted.", `<tr id="` + got.ID + `">`, "change_plan → enterprise",
-				`<td>pending</td>`, `id="cancel-` + got.ID + `"`} {
+			for _, want := range []string{"Your request is submitted.", `<tr id="` + got.ID + `">`, "change plan → enterprise",
+				`<span class="status status-pending">pending</span>`, `id="cancel-` + got.ID + `"`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("page after submitting lacks %q:\n%s", want, body)
 				}

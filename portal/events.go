@@ -22,10 +22,17 @@ type eventList struct {
 }
 
 // eventRow is one event as the list shows it: Link is the portal page of
-// its resource, when the portal has one.
+// its resource, when the portal has one; Actor and Resource name them as
+// people know them (namer).
 type eventRow struct {
 	event.Event
-	Link string
+	Link                    string
+	ActorName, ResourceName string
+}
+
+// rowOf is e as the pages show it.
+func (h *Handler) rowOf(n *namer, e event.Event) eventRow {
+	return eventRow{Event: e, Link: h.resourceLink(e.Resource), ActorName: n.actor(e.Actor), ResourceName: n.resource(e)}
 }
 
 func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, rq *request) error {
@@ -39,8 +46,9 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, rq *request
 		return err
 	}
 	d := eventList{Type: f.Type}
+	n := h.namer(r.Context(), rq.membership.TenantID)
 	for _, e := range es {
-		d.Events = append(d.Events, eventRow{Event: e, Link: h.resourceLink(e.Resource)})
+		d.Events = append(d.Events, h.rowOf(n, e))
 	}
 	if more && len(es) > 0 {
 		d.Next = es[len(es)-1].ID
@@ -57,6 +65,8 @@ func (h *Handler) resourceLink(res event.Resource) string {
 		return h.cfg.BasePath + "/tickets/" + res.ID
 	case res.Type == "webhook_endpoint" && id.Valid(id.WebhookEndpoint, res.ID):
 		return h.cfg.BasePath + "/webhooks/" + res.ID
+	case res.Type == "customer" && id.Valid(id.Customer, res.ID):
+		return h.cfg.BasePath + "/customers/" + res.ID
 	}
 	return ""
 }
@@ -72,7 +82,7 @@ func (h *Handler) showEvent(w http.ResponseWriter, r *http.Request, rq *request)
 	if err != nil {
 		return err
 	}
-	p := eventPage{eventRow: eventRow{Event: e, Link: h.resourceLink(e.Resource)}}
+	p := eventPage{eventRow: h.rowOf(h.namer(r.Context(), rq.membership.TenantID), e)}
 	var buf bytes.Buffer
 	if json.Indent(&buf, e.Data, "", "  ") == nil {
 		p.JSON = buf.String()

@@ -39,8 +39,8 @@ func TestPortalEvents(t *testing.T) {
 		t.Run("ListsTheInvoiceCreated", func(t *testing.T) {
 			body := alice.get("/portal/events", http.StatusOK)
 			for _, want := range []string{`<h1>Events</h1>`, `href="/portal/events" aria-current="page">Events<`,
-				"<td>invoice.created</td>", `invoice <a href="/portal/invoices/` + invID + `">` + invID + `</a>`,
-				"<td>user " + aliceUser.ID + "</td>", `<label for="type">Type</label>`} {
+				"<code>invoice.created</code>", `<a href="/portal/invoices/` + invID + `">Draft invoice</a>`,
+				`data-label="By" class="url">` + aliceUser.Name + ` &lt;` + aliceUser.Email + `&gt;</td>`, `<label for="type">Type</label>`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("events page lacks %q:\n%s", want, body)
 				}
@@ -54,8 +54,8 @@ func TestPortalEvents(t *testing.T) {
 			for _, tc := range []struct {
 				typ, want, notWant string
 			}{
-				{"invoice.created", "<td>invoice.created</td>", "No events."},
-				{"invoice.paid", "No events.", "<td>invoice.created</td>"},
+				{"invoice.created", "<code>invoice.created</code>", "No events."},
+				{"invoice.paid", "No events.", "<code>invoice.created</code>"},
 			} {
 				body := alice.get("/portal/events?type="+tc.typ, http.StatusOK)
 				if !strings.Contains(body, tc.want) || strings.Contains(body, tc.notWant) {
@@ -72,7 +72,7 @@ func TestPortalEvents(t *testing.T) {
 		t.Run("DetailShowsDataAsJSON", func(t *testing.T) {
 			evID := eventLinkRE.FindStringSubmatch(alice.get("/portal/events?type=invoice.created", http.StatusOK))[1]
 			body := alice.get("/portal/events/"+evID, http.StatusOK)
-			for _, want := range []string{"<h1>Event invoice.created</h1>", `<pre aria-labelledby="data-h" class="json">{`,
+			for _, want := range []string{"<h1>Event invoice.created</h1>", `<pre aria-labelledby="data-h" class="json" tabindex="0">{`,
 				"\n  &#34;id&#34;: &#34;" + invID + "&#34;,", `<a href="/portal/invoices/` + invID + `">`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("event page lacks %q:\n%s", want, body)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
@@ -31,6 +32,9 @@ type env struct {
 	links *portal.Links
 	acme  tenancy.Tenant
 	globx tenancy.Tenant
+	// metrics is the registry of the API's (and so the portal's)
+	// request metrics.
+	metrics *prometheus.Registry
 }
 
 func newEnv(t *testing.T, db *bun.DB, app *tenantkit.App) *env {
@@ -60,26 +64,31 @@ func newEnv(t *testing.T, db *bun.DB, app *tenantkit.App) *env {
 		}
 	}
 	secret := []byte(strings.Repeat("s", 32))
+	e.srv = httptest.NewUnstartedServer(nil)
+	publicURL := "http://" + e.srv.Listener.Addr().String()
+	e.metrics = prometheus.NewRegistry()
 	apiCfg := app.HTTPConfig()
 	apiCfg.JWT = httpapi.JWTConfig{Secret: secret}
+	apiCfg.PublicURL, apiCfg.Metrics = publicURL, e.metrics
 	api, err := httpapi.New(ctx, apiCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.links = portal.NewLinks(portalstore.New(db), dir)
-	h, err := portal.New(ctx, portal.Config{
-		Directory: dir, Entitlements: app.Tenancy.Entitlements, Modules: app.Tenancy.Modules,
-		Notifications: app.Tenancy.Notifications, Invoices: app.Billing, Payments: app.Payments, Tickets: app.Support,
-		Contracts: app.Contracts, Events: app.Events, Webhooks: app.Outbound, Catalog: app.Catalog, Links: e.links, Sessions: app.Tenancy.Sessions, SessionSecret: secret, CSRF: api.CSRF(),
-		Logger: zerolog.New(zerolog.NewTestWriter(t)),
-	})
+	pcfg := app.PortalConfig()
+	pcfg.Links, pcfg.SessionSecret, pcfg.CSRF = e.links, secret, api.CSRF()
+	pcfg.PublicURL, pcfg.Logger = publicURL, zerolog.New(zerolog.NewTestWriter(t))
+	h, err := portal.New(ctx, pcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/portal/", h)
+	// As cmd/server serves it: under the API's outer middleware, which
+	// logs and measures every request by its route.
+	mux.Handle("/portal/", api.Wrap(h))
 	mux.Handle("/", api.Handler())
-	e.srv = httptest.NewServer(mux)
+	e.srv.Config.Handler = mux
+	e.srv.Start()
 	t.Cleanup(e.srv.Close)
 	return e
 }
@@ -174,7 +183,7 @@ func defaultCatalog() *catalog.Catalog { return catalog.Default() }
 func sqliteEnv(t *testing.T) (*env, *tenantkit.App) {
 	t.Helper()
 	db := dbtest.SQLite(t, tenantkit.Schema()...)
-	app, err := tenantkit.New(db, defaultCatalog())
+	app, err := tenantkit.New(db, defaultCatalog(), tenantkit.WithSecretKey([]byte(strings.Repeat("k", 32))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/httpapi"
-	"github.com/tenantkit/tenantkit/tenancy"
 )
 
 // minLineRows is how many line item rows the new invoice form shows;
@@ -197,93 +196,3 @@ func (h *Handler) createInvoice(w http.ResponseWriter, r *http.Request, rq *requ
 
 // statusOf is the HTTP status a refused form is answered with.
 func statusOf(err error) int { return httpapi.ProblemFor(err).Status }
-
-// invoicePage is an invoice with what the member may do with it.
-type invoicePage struct {
-	Invoice                      billing.Invoice
-	CanFinalize, CanVoid, CanPay bool
-	PaymentAmount                string
-}
-
-func (h *Handler) invoice(r *http.Request, rq *request) (billing.Invoice, error) {
-	id := r.PathValue("id")
-	if !strings.HasPrefix(id, "inv_") || len(id) > 64 {
-		return billing.Invoice{}, billing.ErrNotFound
-	}
-	return h.cfg.Invoices.Get(r.Context(), rq.membership.TenantID, id)
-}
-
-func (h *Handler) invoicePageOf(rq *request, inv billing.Invoice) invoicePage {
-	write := rq.can(tenancy.PermInvoicesWrite)
-	p := invoicePage{Invoice: inv,
-		CanFinalize: write && billing.CanTransition(inv.Status, billing.StatusOpen) && inv.Status == billing.StatusDraft,
-		CanVoid:     write && billing.CanTransition(inv.Status, billing.StatusVoid),
-		CanPay:      write && inv.Status == billing.StatusOpen && inv.AmountDue > 0}
-	if amt, err := billing.FormatAmount(inv.AmountDue, inv.Currency); err == nil {
-		p.PaymentAmount = amt
-	}
-	return p
-}
-
-func (h *Handler) showInvoice(w http.ResponseWriter, r *http.Request, rq *request) error {
-	inv, err := h.invoice(r, rq)
-	if err != nil {
-		return err
-	}
-	return h.render(w, r, rq, http.StatusOK, "invoice", "Invoice "+inv.Number, h.invoicePageOf(rq, inv))
-}
-
-// invoiceAction runs one lifecycle action and shows the invoice again:
-// with the result, or with the refusal's message.
-func (h *Handler) invoiceAction(w http.ResponseWriter, r *http.Request, rq *request, done string,
-	act func(tenantID, id string) (billing.Invoice, error)) error {
-	inv, err := h.invoice(r, rq)
-	if err != nil {
-		return err
-	}
-	if _, err = act(rq.membership.TenantID, inv.ID); err == nil {
-		http.Redirect(w, r, h.cfg.BasePath+"/invoices/"+inv.ID+"?done="+done, http.StatusSeeOther)
-		return nil
-	}
-	p := httpapi.ProblemFor(err)
-	if p.Status >= 500 || p.Status == http.StatusNotFound {
-		return err
-	}
-	return h.renderForm(w, r, rq, p.Status, "invoice", "Invoice "+inv.Number, h.invoicePageOf(rq, inv), err)
-}
-
-func (h *Handler) finalizeInvoice(w http.ResponseWriter, r *http.Request, rq *request) error {
-	return h.invoiceAction(w, r, rq, "finalized", func(t, id string) (billing.Invoice, error) {
-		return h.cfg.Invoices.Finalize(r.Context(), t, id)
-	})
-}
-
-func (h *Handler) voidInvoice(w http.ResponseWriter, r *http.Request, rq *request) error {
-	return h.invoiceAction(w, r, rq, "voided", func(t, id string) (billing.Invoice, error) {
-		return h.cfg.Invoices.Void(r.Context(), t, id)
-	})
-}
-
-func (h *Handler) payInvoice(w http.ResponseWriter, r *http.Request, rq *request) error {
-	return h.invoiceAction(w, r, rq, "paid", func(t, id string) (billing.Invoice, error) {
-		inv, err := h.cfg.Invoices.Get(r.Context(), t, id)
-		if err != nil {
-			return inv, err
-		}
-		digits := 2
-		if c, err := billing.LookupCurrency(inv.Currency); err == nil {
-			digits = c.Digits
-		}
-		amount, err := decimal(r.PostForm.Get("amount"), digits)
-		if err != nil || amount <= 0 {
-			return inv, field.NewInvalidError("amount", field.Invalid, "must be a positive amount such as 19.99")
-		}
-		method := r.PostForm.Get("method")
-		if method == "" {
-			method = billing.MethodOther
-		}
-		_, paid, err := h.cfg.Payments.Record(r.Context(), t, id, billing.RecordPaymentInput{
-			Amount: amount, Method: method, Reference: r.PostForm.Get("reference")})
-		return paid, err
-	})
-}

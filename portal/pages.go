@@ -1,13 +1,12 @@
 package portal
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/httpapi"
@@ -17,77 +16,15 @@ import (
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-type dashboardData struct {
-	Entitlements []tenancy.Entitlement
-	Unread       []tenancy.Notification
-	Overdue      []billing.Invoice
-	Plan         string
-}
-
-// dashboard shows usage against limits, unread notifications and, for
-// members who may see invoices, the open ones past their due date.
-func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request, rq *request) error {
-	ctx, tid := r.Context(), rq.membership.TenantID
-	var d dashboardData
-	if p, ok := h.cfg.Catalog.Plan(rq.tenant.PlanID); ok {
-		d.Plan = p.Name
-	}
-	var err error
-	if rq.can(tenancy.PermEntitlementsRead) {
-		if d.Entitlements, _, err = h.cfg.Entitlements.ListWithModules(ctx, tid); err != nil {
-			return err
-		}
-	}
-	if rq.can(tenancy.PermNotificationsRead) {
-		if d.Unread, _, err = h.cfg.Notifications.List(ctx, tid, tenancy.NotificationFilter{UnreadOnly: true, Limit: 10}); err != nil {
-			return err
-		}
-	}
-	if rq.can(tenancy.PermInvoicesRead) {
-		open, _, err := h.cfg.Invoices.List(ctx, tid, billing.ListFilter{Status: string(billing.StatusOpen), Limit: billing.MaxListLimit})
-		if err != nil {
-			return err
-		}
-		today := h.now().UTC().Format(time.DateOnly)
-		for _, inv := range open {
-			if inv.DueDate != "" && inv.DueDate < today {
-				d.Overdue = append(d.Overdue, inv)
-			}
-		}
-	}
-	return h.render(w, r, rq, http.StatusOK, "dashboard", "Dashboard", d)
-}
-
-// markRead marks one of the tenant's notifications read (another
-// tenant's, or no notification, is a 404 page).
-func (h *Handler) markRead(w http.ResponseWriter, r *http.Request, rq *request) error {
-	id := r.PathValue("id")
-	if !strings.HasPrefix(id, "ntf_") || len(id) > 64 {
-		return tenancy.ErrNotFound
-	}
-	if _, err := h.cfg.Notifications.MarkRead(r.Context(), rq.membership.TenantID, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, h.cfg.BasePath+"/?done=read", http.StatusSeeOther)
-	return nil
-}
-
-// markAllRead marks the tenant's unread notifications read, up to the
-// newest the dashboard showed (up_to), so that what arrived since stays
-// unread.
-func (h *Handler) markAllRead(w http.ResponseWriter, r *http.Request, rq *request) error {
-	if _, err := h.cfg.Notifications.MarkAllRead(r.Context(), rq.membership.TenantID, r.PostForm.Get("up_to")); err != nil {
-		return err
-	}
-	http.Redirect(w, r, h.cfg.BasePath+"/?done=allread", http.StatusSeeOther)
-	return nil
-}
-
 // moduleRow is one module on the modules page.
 type moduleRow struct {
 	ID, Name, Description string
 	Enabled, Included     bool
-	AddOn, Switchable     bool
+	// AddOn: the plan sells it; Bought: the contract has it.
+	AddOn, Bought bool
+	// Switchable: the member's tenant may switch it (toggleable, and
+	// included or bought), as the service decides.
+	Switchable bool
 }
 
 func (h *Handler) modulesPage(w http.ResponseWriter, r *http.Request, rq *request) error {
@@ -99,18 +36,22 @@ func (h *Handler) renderModules(w http.ResponseWriter, r *http.Request, rq *requ
 	if err != nil {
 		return err
 	}
-	plan, _ := h.cfg.Catalog.Plan(rq.tenant.PlanID)
+	terms, err := h.cfg.Contracts.Current(r.Context(), rq.membership.TenantID)
+	if err != nil {
+		return err
+	}
+	plan, _ := h.cfg.Catalog.Plan(terms.PlanID)
 	rows := make([]moduleRow, 0, len(states))
 	for _, st := range states {
 		row := moduleRow{ID: st.Module, Name: st.Module, Enabled: st.Enabled,
-			Included: slices.Contains(plan.Modules, st.Module)}
+			Included: slices.Contains(plan.Modules, st.Module), Bought: terms.HasAddOn(st.Module)}
 		if m, ok := h.cfg.Catalog.Module(st.Module); ok {
 			row.Name, row.Description = m.Name, m.Description
 		}
-		row.Switchable = h.cfg.Catalog.Toggleable(plan, st.Module)
-		for _, a := range plan.AddOns {
-			row.AddOn = row.AddOn || a.Module == st.Module
-		}
+		_, row.AddOn = plan.AddOn(st.Module)
+		// An add-on the contract lacks cannot be switched on: it is bought
+		// through a contract request, which the page links to instead.
+		row.Switchable = h.cfg.Catalog.Toggleable(plan, st.Module) && (row.Included || row.Bought)
 		rows = append(rows, row)
 	}
 	return h.renderForm(w, r, rq, status, "modules", "Modules", modulesData{Plan: plan, Modules: rows}, ferr)
@@ -134,6 +75,21 @@ func (h *Handler) toggleModule(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	if statusOf(err) >= 500 {
 		return err
+	}
+	// The form has no field to mark: say what was refused, and why, above
+	// the list.
+	var ie *field.InvalidError
+	if errors.As(err, &ie) {
+		name := module
+		if m, ok := h.cfg.Catalog.Module(module); ok {
+			name = m.Name
+		}
+		var why []string
+		for _, fe := range ie.Errors() {
+			why = append(why, fe.Message)
+		}
+		err = httpapi.NewProblem(statusOf(err), httpapi.CodeValidationFailed,
+			"You cannot switch "+name+": "+strings.Join(why, "; ")+".")
 	}
 	return h.renderModules(w, r, rq, statusOf(err), err)
 }

@@ -25,7 +25,7 @@ func TestInvoiceTemplateTaxInPercent(t *testing.T) {
 	inv := billing.Invoice{ID: "inv_1", Status: billing.StatusDraft, Currency: "USD",
 		LineItems: []billing.LineItem{{Description: "Hosting", Quantity: 1, UnitAmount: 500, TaxRateBps: 825, Amount: 500}}}
 	body := renderPageAs(t, "invoice", invoicePage{Invoice: inv}, nil, map[string]bool{"invoices:read": true})
-	if !strings.Contains(body, `<td class="num">8.25%</td>`) || strings.Contains(body, "bps") {
+	if !strings.Contains(body, `data-label="Tax">8.25%</td>`) || strings.Contains(body, "bps") {
 		t.Errorf("the line's tax is not shown as 8.25%%:\n%s", body)
 	}
 }

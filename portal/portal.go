@@ -24,6 +24,8 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/event"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/invoicepdf"
+	"github.com/tenantkit/tenantkit/mail"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
@@ -35,7 +37,11 @@ import (
 // domain services implement them (tenantkit.New wires them).
 var (
 	_ Invoices              = (*billing.Service)(nil)
+	_ Customers             = (*billing.Service)(nil)
 	_ Payments              = (*billing.Ledger)(nil)
+	_ HostedLinks           = (*billing.Hosted)(nil)
+	_ Mailer                = (*mail.Service)(nil)
+	_ InvoicePDF            = (*invoicepdf.Renderer)(nil)
 	_ Tickets               = (*support.Service)(nil)
 	_ Contracts             = (*contract.Service)(nil)
 	_ httpapi.Notifications = (*tenancy.Notifications)(nil)
@@ -70,12 +76,50 @@ type Invoices interface {
 	Get(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
 	Finalize(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
 	Void(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
+	// MarkUncollectible writes an open invoice off as a bad debt.
+	MarkUncollectible(ctx context.Context, tenantID, invoiceID string) (billing.Invoice, error)
+	// Delete deletes a draft (billing.ErrNotFound for another tenant's).
+	Delete(ctx context.Context, tenantID, invoiceID string) error
+}
+
+// Customers reads the customers a tenant keeps on record.
+// *billing.Service implements it; another tenant's customer is
+// billing.ErrCustomerNotFound.
+type Customers interface {
+	ListCustomers(ctx context.Context, tenantID string, f billing.CustomerFilter) ([]billing.CustomerRecord, bool, error)
+	CustomerByID(ctx context.Context, tenantID, customerID string) (billing.CustomerRecord, error)
 }
 
 // Payments records the payments a tenant received out of band, in the
 // invoice's ledger. *billing.Ledger implements it.
 type Payments interface {
 	Record(ctx context.Context, tenantID, invoiceID string, in billing.RecordPaymentInput) (billing.Payment, billing.Invoice, error)
+	// Payments lists the invoice's ledger (payments and refunds), newest
+	// first.
+	Payments(ctx context.Context, tenantID, invoiceID string, f billing.PaymentFilter) ([]billing.Payment, bool, error)
+}
+
+// HostedLinks gives each finalized invoice the token of its hosted page,
+// {PublicURL}/pay/{token}. *billing.Hosted implements it.
+type HostedLinks interface {
+	Tokens(ctx context.Context, tenantID string, invs ...billing.Invoice) (map[string]string, error)
+}
+
+// Mailer emails an invoice to its customer and lists the emails sent
+// about it. *mail.Service implements it.
+type Mailer interface {
+	// Send queues the invoice to its customer: a *billing.TransitionError
+	// for a draft or a void invoice, mail.ErrNoRecipient when the
+	// customer has no address.
+	Send(ctx context.Context, tenantID, invoiceID string) (mail.Message, error)
+	Messages(ctx context.Context, tenantID, invoiceID string) ([]mail.Message, error)
+}
+
+// InvoicePDF draws invoices as PDF documents. *invoicepdf.Renderer
+// implements it.
+type InvoicePDF interface {
+	Collections(inv billing.Invoice, issuer string) ([]byte, error)
+	Platform(inv contract.Invoice, tenantName string) ([]byte, error)
 }
 
 // Tickets keeps a tenant's tickets. *support.Service implements it.
@@ -96,6 +140,13 @@ type Contracts interface {
 	Requests(ctx context.Context, tenantID string, f contract.Filter) ([]contract.Request, bool, error)
 	Cancel(ctx context.Context, by tenancy.Membership, requestID string) (contract.Request, error)
 	Preview(ctx context.Context, tenantID string, in contract.PreviewInput) (contract.Preview, error)
+	// Current is the tenant's contract: plan, seats, add-ons, period.
+	Current(ctx context.Context, tenantID string) (contract.Terms, error)
+	// Invoices lists the platform's invoices to the tenant, newest first.
+	Invoices(ctx context.Context, tenantID string, f contract.InvoiceFilter) ([]contract.Invoice, bool, error)
+	// Invoice is one of them (contract.ErrInvoiceNotFound for another
+	// tenant's).
+	Invoice(ctx context.Context, tenantID, invoiceID string) (contract.Invoice, error)
 }
 
 // Events reads a tenant's audit trail. *event.Log implements it.
@@ -132,8 +183,9 @@ type LinkConsumer interface {
 	Consume(ctx context.Context, token string) (LoginLink, error)
 }
 
-// Config is everything the portal needs. All services, Catalog, Links,
-// Sessions, SessionSecret and CSRF are required.
+// Config is everything the portal needs. All services but Hosted, Mail
+// and PDF, and Catalog, Links, Sessions, SessionSecret and CSRF are
+// required. App.PortalConfig (package tenantkit) fills in the services.
 type Config struct {
 	// BasePath is where the host mounts the portal; default "/portal".
 	BasePath string
@@ -143,11 +195,23 @@ type Config struct {
 	Modules       httpapi.Modules
 	Notifications httpapi.Notifications
 	Invoices      Invoices
+	Customers     Customers
 	Payments      Payments
 	Tickets       Tickets
 	Contracts     Contracts
 	Events        Events
 	Webhooks      Webhooks
+	// Hosted, with PublicURL, shows each finalized invoice's hosted page
+	// link; nil shows none.
+	Hosted HostedLinks
+	// PublicURL is the server's public base URL, where the hosted pages
+	// are ({PublicURL}/pay/{token}).
+	PublicURL string
+	// Mail sends invoices to their customers; nil (no SMTP configured)
+	// shows why the invoice page cannot.
+	Mail Mailer
+	// PDF draws the invoices' PDFs the pages link to; nil links none.
+	PDF InvoicePDF
 	// Catalog names plans and modules and says what each plan includes.
 	Catalog *catalog.Catalog
 	// Links redeems the one-time sign-in links (a *Links).
@@ -190,7 +254,7 @@ const DefaultSessionTTL = 12 * time.Hour
 // New validates cfg and builds the portal.
 func New(ctx context.Context, cfg Config) (*Handler, error) {
 	if cfg.Directory == nil || cfg.Entitlements == nil || cfg.Modules == nil || cfg.Notifications == nil ||
-		cfg.Invoices == nil || cfg.Payments == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Events == nil || cfg.Webhooks == nil || cfg.Catalog == nil ||
+		cfg.Invoices == nil || cfg.Customers == nil || cfg.Payments == nil || cfg.Tickets == nil || cfg.Contracts == nil || cfg.Events == nil || cfg.Webhooks == nil || cfg.Catalog == nil ||
 		cfg.Links == nil || cfg.Sessions == nil || cfg.CSRF == nil {
 		return nil, errors.New("portal: Config needs every service, the catalog, Links, Sessions and CSRF")
 	}

@@ -12,9 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -46,13 +44,21 @@ func (v *views) page(name string) (*template.Template, error) {
 
 func newViews(base string) (*views, error) {
 	funcs := template.FuncMap{
-		"base":     func() string { return base },
-		"money":    money,
-		"date":     func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
-		"datetime": func(t time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") },
-		"inputID":  inputID,
-		"errID":    func(path string) string { return "err-" + inputID(path) },
-		"fieldErr": func(errs map[string]string, path string) string { return errs[path] },
+		"base": func() string { return base },
+		// Formatting for the viewer's locale (view.Locale), with the
+		// shared formatter of package display.
+		"money":      money,
+		"date":       day,
+		"dateOnly":   dateOnly,
+		"datetime":   dateTime,
+		"count":      count,
+		"moneyList":  moneyList,
+		"dayBefore":  dayBefore,
+		"badge":      badge,
+		"statusText": statusText,
+		"inputID":    inputID,
+		"errID":      func(path string) string { return "err-" + inputID(path) },
+		"fieldErr":   func(errs map[string]string, path string) string { return errs[path] },
 		// fieldErrs joins the errors of path and of its elements
 		// ("event_types", "event_types[2]").
 		"fieldErrs": func(errs map[string]string, path string) string {
@@ -75,6 +81,7 @@ func newViews(base string) (*views, error) {
 		"percent": percent,
 		"taxRate": taxRate,
 		"deref":   func(p *int64) int64 { return *p },
+		"isTrue":  func(p *bool) bool { return p != nil && *p },
 		"seq": func(n int) []int {
 			out := make([]int, n)
 			for i := range out {
@@ -122,15 +129,6 @@ func inputID(path string) string {
 	return strings.NewReplacer(".", "-", "[", "-", "]", "").Replace(path)
 }
 
-// money shows minor units as the currency writes them ("19.99 USD").
-func money(amount int64, currency string) string {
-	s, err := billing.FormatAmount(amount, currency)
-	if err != nil {
-		return fmt.Sprintf("%d %s", amount, currency)
-	}
-	return s + " " + currency
-}
-
 // percent is usage as a whole percentage of limit, at most 100.
 func percent(usage int64, limit *int64) int64 {
 	if limit == nil || *limit <= 0 {
@@ -155,8 +153,10 @@ func taxRate(bps int) string {
 
 // view is what every page template gets.
 type view struct {
-	Title   string
-	Nav     string
+	Title string
+	Nav   string
+	// Locale formats money, numbers and dates (localeOf).
+	Locale  string
 	CSRF    string
 	User    *tenancy.User
 	Tenant  tenancy.Tenant
@@ -175,7 +175,7 @@ type view struct {
 
 // navOf maps a page to the navigation entry it belongs to.
 func navOf(name string) string {
-	for _, prefix := range []string{"invoice", "ticket", "module", "contract", "event", "webhook", "tenants"} {
+	for _, prefix := range []string{"invoice", "customer", "billing", "ticket", "module", "contract", "event", "webhook", "tenants"} {
 		if strings.HasPrefix(name, prefix) {
 			return prefix
 		}
@@ -195,7 +195,7 @@ func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, rq *request
 	if perr != nil {
 		return perr
 	}
-	v := view{Title: title, Nav: navOf(name), Data: data, Errors: map[string]string{},
+	v := view{Title: title, Nav: navOf(name), Data: data, Errors: map[string]string{}, Locale: localeOf(r),
 		Flash: flashText(r.URL.Query().Get("done")), Can: map[string]bool{}}
 	if rq != nil {
 		v.CSRF = h.cfg.CSRF.Token(w, r, rq.binding())
@@ -242,22 +242,25 @@ func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, rq *request
 // flashText is the message a redirect after a successful form asks for.
 func flashText(done string) string {
 	return map[string]string{
-		"created":   "Saved.",
-		"finalized": "The invoice is finalized.",
-		"voided":    "The invoice is void.",
-		"paid":      "The payment is recorded.",
-		"toggled":   "The module is switched.",
-		"submitted": "Your request is submitted.",
-		"cancelled": "The request is cancelled.",
-		"commented": "Your comment is added.",
-		"moved":     "The ticket's status is changed.",
-		"rated":     "Thank you: your rating is recorded.",
-		"read":      "The notification is marked read.",
-		"allread":   "All notifications are marked read.",
-		"updated":   "The endpoint is saved.",
-		"tested":    "A test event is on its way: its delivery is listed below.",
-		"retried":   "The delivery's next attempt is due now.",
-		"deleted":   "The endpoint is deleted.",
+		"created":         "Saved.",
+		"finalized":       "The invoice is finalized.",
+		"voided":          "The invoice is void.",
+		"writtenoff":      "The invoice is written off as uncollectible.",
+		"deleted_invoice": "The draft is deleted.",
+		"sent":            "The invoice is on its way to the customer by email: the emails below say when the mail server took it.",
+		"paid":            "The payment is recorded.",
+		"toggled":         "The module is switched.",
+		"submitted":       "Your request is submitted.",
+		"cancelled":       "The request is cancelled.",
+		"commented":       "Your comment is added.",
+		"moved":           "The ticket's status is changed.",
+		"rated":           "Thank you: your rating is recorded.",
+		"read":            "The notification is marked read.",
+		"allread":         "All notifications are marked read.",
+		"updated":         "The endpoint is saved.",
+		"tested":          "A test event is on its way: its delivery is listed below.",
+		"retried":         "The delivery's next attempt is due now.",
+		"deleted":         "The endpoint is deleted.",
 	}[done]
 }
 

@@ -3,6 +3,7 @@ package portal
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/tenancy"
@@ -42,8 +43,19 @@ func (h *Handler) table() []route {
 		{"POST", "/invoices", inTenant, tenancy.PermInvoicesWrite, h.createInvoice},
 		{"GET", "/invoices/{id}", inTenant, tenancy.PermInvoicesRead, h.showInvoice},
 		{"POST", "/invoices/{id}/finalize", inTenant, tenancy.PermInvoicesWrite, h.finalizeInvoice},
+		{"GET", "/invoices/{id}/void", inTenant, tenancy.PermInvoicesWrite, h.confirmVoid},
 		{"POST", "/invoices/{id}/void", inTenant, tenancy.PermInvoicesWrite, h.voidInvoice},
+		{"GET", "/invoices/{id}/uncollectible", inTenant, tenancy.PermInvoicesWrite, h.confirmWriteOff},
+		{"POST", "/invoices/{id}/uncollectible", inTenant, tenancy.PermInvoicesWrite, h.writeOffInvoice},
+		{"GET", "/invoices/{id}/delete", inTenant, tenancy.PermInvoicesWrite, h.confirmDeleteInvoice},
+		{"POST", "/invoices/{id}/delete", inTenant, tenancy.PermInvoicesWrite, h.deleteInvoice},
 		{"POST", "/invoices/{id}/payments", inTenant, tenancy.PermInvoicesWrite, h.payInvoice},
+		{"POST", "/invoices/{id}/send", inTenant, tenancy.PermInvoicesWrite, h.sendInvoice},
+		{"GET", "/invoices/{id}/pdf", inTenant, tenancy.PermInvoicesRead, h.invoicePDF},
+		{"GET", "/customers", inTenant, tenancy.PermInvoicesRead, h.listCustomers},
+		{"GET", "/customers/{id}", inTenant, tenancy.PermInvoicesRead, h.showCustomer},
+		{"GET", "/billing", inTenant, tenancy.PermBillingRead, h.billingPage},
+		{"GET", "/billing/invoices/{id}/pdf", inTenant, tenancy.PermBillingRead, h.platformInvoicePDF},
 		{"GET", "/tickets", inTenant, tenancy.PermTicketsRead, h.listTickets},
 		{"GET", "/tickets/new", inTenant, tenancy.PermTicketsWrite, h.newTicket},
 		{"POST", "/tickets", inTenant, tenancy.PermTicketsWrite, h.createTicket},
@@ -79,7 +91,7 @@ func (h *Handler) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	base := h.cfg.BasePath
 	for _, rt := range h.table() {
-		mux.Handle(rt.method+" "+base+rt.path, h.wrap(rt))
+		mux.Handle(rt.method+" "+base+rt.path, h.wrap(rt, base+strings.TrimSuffix(rt.path, "{$}")))
 	}
 	mux.Handle(base, http.RedirectHandler(base+"/", http.StatusFound))
 	mux.HandleFunc(base+"/", func(w http.ResponseWriter, r *http.Request) {
@@ -90,9 +102,13 @@ func (h *Handler) routes() *http.ServeMux {
 }
 
 // wrap runs the checks of rt's row, then its handler, and renders what it
-// returns as an error page.
-func (h *Handler) wrap(rt route) http.Handler {
+// returns as an error page. It first names the request's route template
+// (the row's path under BasePath), so that the host's access log and
+// metrics (httpapi's Wrap) count it as "GET /portal/invoices/{id}", not
+// as unmatched.
+func (h *Handler) wrap(rt route, template string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpapi.NameRoute(r, rt.method, template)
 		r.Body = http.MaxBytesReader(w, r.Body, 256<<10)
 		rq, err := h.session(w, r)
 		if err == nil && rq.principal != nil {

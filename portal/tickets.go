@@ -5,8 +5,10 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/field"
@@ -16,7 +18,7 @@ import (
 )
 
 type ticketList struct {
-	Tickets  []support.Ticket
+	Tickets  []ticketRow
 	Status   string
 	Statuses []support.Status
 	Next     template.URL // the query of the older page, built from values checked here
@@ -35,11 +37,45 @@ func (h *Handler) listTickets(w http.ResponseWriter, r *http.Request, rq *reques
 	if err != nil {
 		return err
 	}
-	d := ticketList{Tickets: ts, Status: f.Status, Statuses: support.Statuses()}
+	d := ticketList{Status: f.Status, Statuses: support.Statuses()}
+	horizon := h.now().Add(slaHorizon)
+	for _, t := range ts {
+		d.Tickets = append(d.Tickets, rowOfTicket(t, horizon))
+	}
 	if more && len(ts) > 0 {
 		d.Next = template.URL(url.Values{"status": {f.Status}, "before": {ts[len(ts)-1].ID}}.Encode())
 	}
 	return h.render(w, r, rq, http.StatusOK, "tickets", "Tickets", d)
+}
+
+// ticketRow is a ticket in the list, with its next service level target.
+type ticketRow struct {
+	support.Ticket
+	// SLADue is when the next target falls due (the first response until
+	// an agent replied, then the resolution); nil without targets or once
+	// resolved.
+	SLADue *time.Time
+	// SLA is "breached", "at_risk" (due within slaHorizon) or "".
+	SLA string
+}
+
+// rowOfTicket is t as the list shows it, at horizon (now + slaHorizon).
+func rowOfTicket(t support.Ticket, horizon time.Time) ticketRow {
+	row := ticketRow{Ticket: t}
+	if !slices.Contains(unresolved, t.Status) {
+		return row
+	}
+	row.SLADue = t.ResolutionDueAt
+	if t.FirstRespondedAt == nil && t.FirstResponseDueAt != nil {
+		row.SLADue = t.FirstResponseDueAt
+	}
+	switch {
+	case t.SLABreached != nil && *t.SLABreached:
+		row.SLA = "breached"
+	case atRisk(t, horizon):
+		row.SLA = "at_risk"
+	}
+	return row
 }
 
 type ticketForm struct {

@@ -3,9 +3,11 @@ package portal
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tenantkit/tenantkit/event"
+	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/httpapi"
 	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/webhook/outbound"
@@ -30,11 +32,40 @@ type typeGroup struct {
 	Types []string
 }
 
-// eventTypeGroups groups event.Types() by resource ("invoice",
-// "ticket", …), in the order Types gives.
+// platformOnly are the event types of the platform's own business (its
+// operators' keys, the payment provider's inbox, sign-in links, users and
+// tenants as the operator creates them): a tenant's endpoint is never
+// sent them, so the form does not offer them and refuses them. Prefixes
+// end in ".".
+var platformOnly = []string{"operator_key.", "payment_event.", "login_link.", event.UserCreated, event.TenantCreated}
+
+// forTenants reports whether a tenant's endpoint may subscribe to typ.
+func forTenants(typ string) bool {
+	for _, p := range platformOnly {
+		if typ == p || strings.HasSuffix(p, ".") && strings.HasPrefix(typ, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// tenantTypes is event.Types() without the platform's own.
+func tenantTypes() []string {
+	var out []string
+	for _, t := range event.Types() {
+		if forTenants(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// eventTypeGroups groups the types a tenant's endpoint may receive
+// (tenantTypes) by resource ("invoice", "ticket", …), in the order
+// Types gives.
 func eventTypeGroups() []typeGroup {
 	var out []typeGroup
-	for _, t := range event.Types() {
+	for _, t := range tenantTypes() {
 		name, _, _ := strings.Cut(t, ".")
 		if n := len(out); n > 0 && out[n-1].Name == name {
 			out[n-1].Types = append(out[n-1].Types, t)
@@ -71,6 +102,18 @@ func formFor(e outbound.Endpoint) endpointForm {
 		f.Types[t] = true
 	}
 	return f
+}
+
+// check refuses the platform's own event types (platformOnly), which
+// the form does not offer, at the path of the service's refusals.
+func (f endpointForm) check() error {
+	errs := field.Errors{}
+	for i, t := range f.types() {
+		if event.IsType(t) && !forTenants(t) {
+			errs.Add("event_types["+strconv.Itoa(i)+"]", field.Invalid, t+" is the platform's own and is never sent to a tenant")
+		}
+	}
+	return errs.Err()
 }
 
 // types lists the checked types in the order of event.Types (which also
@@ -146,8 +189,15 @@ type secretPage struct {
 
 func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, rq *request) error {
 	f := formOf(r)
-	e, secret, err := h.cfg.Webhooks.CreateEndpoint(r.Context(), rq.membership.TenantID, outbound.CreateEndpointInput{
-		URL: f.URL, Description: f.Description, EventTypes: f.types()})
+	var (
+		e      outbound.Endpoint
+		secret string
+	)
+	err := f.check()
+	if err == nil {
+		e, secret, err = h.cfg.Webhooks.CreateEndpoint(r.Context(), rq.membership.TenantID, outbound.CreateEndpointInput{
+			URL: f.URL, Description: f.Description, EventTypes: f.types()})
+	}
 	if err == nil {
 		return h.render(w, r, rq, http.StatusCreated, "webhook_secret", "Endpoint created", secretPage{Endpoint: e, Secret: secret})
 	}
@@ -253,6 +303,9 @@ func (h *Handler) refused(w http.ResponseWriter, r *http.Request, rq *request, e
 func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, rq *request) error {
 	f := formOf(r)
 	return h.webhookAction(w, r, rq, "updated", func(e outbound.Endpoint) error {
+		if err := f.check(); err != nil {
+			return err
+		}
 		types := f.types()
 		_, err := h.cfg.Webhooks.UpdateEndpoint(r.Context(), rq.membership.TenantID, e.ID, outbound.UpdateEndpointInput{
 			URL: &f.URL, Description: &f.Description, EventTypes: &types, Enabled: &f.Enabled})

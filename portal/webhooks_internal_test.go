@@ -21,8 +21,35 @@ func TestEventTypeGroupsListEveryTypeOnce(t *testing.T) {
 			got = append(got, typ)
 		}
 	}
-	if !slices.Equal(got, event.Types()) {
-		t.Fatalf("groups list %v, want event.Types() %v", got, event.Types())
+	if !slices.Equal(got, tenantTypes()) {
+		t.Fatalf("groups list %v, want tenantTypes() %v", got, tenantTypes())
+	}
+	for _, typ := range got {
+		if !forTenants(typ) {
+			t.Errorf("the picker offers %s, the platform's own", typ)
+		}
+	}
+}
+
+// TestPlatformOnlyTypes: the operator's and the platform's own event
+// types are kept from tenants, the tenant's resources' are not.
+func TestPlatformOnlyTypes(t *testing.T) {
+	for typ, want := range map[string]bool{
+		event.OperatorKeyCreated: false, event.OperatorKeyRevoked: false, event.PaymentEventApplied: false,
+		event.LoginLinkCreated: false, event.UserCreated: false, event.TenantCreated: false,
+		event.InvoicePaid: true, event.TicketCreated: true, event.PlatformInvoiceCreated: true, event.TenantPlanChanged: true,
+	} {
+		if got := forTenants(typ); got != want {
+			t.Errorf("forTenants(%s) = %v, want %v", typ, got, want)
+		}
+	}
+	f := endpointForm{Types: map[string]bool{event.InvoicePaid: true, event.OperatorKeyCreated: true}}
+	err := f.check()
+	if err == nil || !strings.Contains(err.Error(), "operator_key.created") {
+		t.Fatalf("check of a form with operator_key.created: %v, want it refused by name", err)
+	}
+	if err := (endpointForm{Types: map[string]bool{event.InvoicePaid: true}}).check(); err != nil {
+		t.Fatalf("check of invoice.paid: %v", err)
 	}
 }
 
@@ -105,7 +132,7 @@ func TestWebhookTemplates(t *testing.T) {
 			Deliveries: []outbound.Delivery{succeeded, pending, failed}, Next: "whd_failed"}
 		body := renderPage(t, "webhook", p, nil)
 		for _, want := range []string{
-			"(deliveries failed for too long)", "<dt>Failing since</dt><dd>4 Mar 2025 05:06 UTC</dd>",
+			"(deliveries failed for too long)", "<dt>Failing since</dt><dd>3/4/2025 05:06 UTC</dd>",
 			`id="retry-whd_failed"`, `id="retry-whd_pending"`, `data-label="Last HTTP code">503</td>`, `data-label="Latency">42 ms</td>`,
 			`<summary>#1 failed</summary>`, `<summary>#2 failed · HTTP 503</summary>`, `<pre class="response">&lt;b&gt;down&lt;/b&gt;</pre>`,
 			`href="/portal/webhooks/wep_1?before=whd_failed#deliveries-h" rel="next">Older<`,

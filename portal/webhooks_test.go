@@ -323,7 +323,7 @@ func TestPortalWebhooks(t *testing.T) {
 
 		t.Run("EventsLinkToTheEndpoint", func(t *testing.T) {
 			body := alice.get("/portal/events?type=webhook_endpoint.created", http.StatusOK)
-			mustContain(t, "events", body, `webhook_endpoint <a href="`+detail+`">`+eid+`</a>`)
+			mustContain(t, "events", body, `<a href="`+detail+`">Webhook endpoint http`)
 		})
 
 		t.Run("DeleteAfterConfirming", func(t *testing.T) {

@@ -67,14 +67,11 @@ func (a *app) sessionSecret(ctx context.Context) ([]byte, error) {
 // mountPortal serves the portal at /portal/ on router, on the API's CSRF
 // tokens and the session secret.
 func (a *app) mountPortal(ctx context.Context, router *bunrouter.Router, api *httpapi.API, secret []byte) error {
-	k := a.kit
-	h, err := portal.New(ctx, portal.Config{
-		Directory: k.Tenancy.Directory, Entitlements: k.Tenancy.Entitlements, Modules: k.Tenancy.Modules,
-		Notifications: k.Tenancy.Notifications, Invoices: k.Billing, Payments: k.Payments, Tickets: k.Support, Contracts: k.Contracts, Events: k.Events, Webhooks: k.Outbound,
-		Catalog: k.Catalog, Links: a.links(), Sessions: k.Tenancy.Sessions, SessionSecret: secret,
-		SessionIssuer: a.cfg.JWTIssuer, SessionAudience: a.cfg.JWTAudience,
-		CSRF: api.CSRF(), Logger: a.log,
-	})
+	cfg := a.kit.PortalConfig()
+	cfg.Links, cfg.SessionSecret = a.links(), secret
+	cfg.SessionIssuer, cfg.SessionAudience = a.cfg.JWTIssuer, a.cfg.JWTAudience
+	cfg.CSRF, cfg.Logger, cfg.PublicURL = api.CSRF(), a.log, a.publicURL()
+	h, err := portal.New(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("portal: %w", err)
 	}
