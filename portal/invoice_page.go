@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -76,13 +77,9 @@ func (h *Handler) invoicePageOf(r *http.Request, rq *request, inv billing.Invoic
 	if p.Payments, p.MorePayments, err = h.cfg.Payments.Payments(ctx, tid, inv.ID, billing.PaymentFilter{Limit: maxLedgerRows}); err != nil {
 		return p, err
 	}
-	if final && h.cfg.Hosted != nil && h.cfg.PublicURL != "" {
-		toks, err := h.cfg.Hosted.Tokens(ctx, tid, inv)
-		if err != nil {
+	if final {
+		if p.HostedURL, err = h.hostedURL(ctx, tid, inv); err != nil {
 			return p, err
-		}
-		if tok := toks[inv.ID]; tok != "" {
-			p.HostedURL = strings.TrimRight(h.cfg.PublicURL, "/") + "/pay/" + tok
 		}
 	}
 	switch {
@@ -194,6 +191,19 @@ func (h *Handler) sendInvoice(w http.ResponseWriter, r *http.Request, rq *reques
 	})
 }
 
+// hostedURL is the finalized invoice's hosted page, "" when the portal
+// has no hosted pages or no public URL.
+func (h *Handler) hostedURL(ctx context.Context, tenantID string, inv billing.Invoice) (string, error) {
+	if h.cfg.Hosted == nil || h.cfg.PublicURL == "" {
+		return "", nil
+	}
+	toks, err := h.cfg.Hosted.Tokens(ctx, tenantID, inv)
+	if err != nil || toks[inv.ID] == "" {
+		return "", err
+	}
+	return strings.TrimRight(h.cfg.PublicURL, "/") + "/pay/" + toks[inv.ID], nil
+}
+
 // invoicePDF serves the finalized invoice's PDF, as the API's
 // GET /api/v1/collections/invoices/{id}/pdf does.
 func (h *Handler) invoicePDF(w http.ResponseWriter, r *http.Request, rq *request) error {
@@ -207,7 +217,11 @@ func (h *Handler) invoicePDF(w http.ResponseWriter, r *http.Request, rq *request
 	case !billing.Finalized(inv.Status):
 		return httpapi.NewProblem(http.StatusConflict, httpapi.CodeConflict, "A draft has no PDF: finalize it first.")
 	}
-	doc, err := h.cfg.PDF.Collections(inv, rq.tenant.Name)
+	link, err := h.hostedURL(r.Context(), rq.tenant.ID, inv)
+	if err != nil {
+		return err
+	}
+	doc, err := h.cfg.PDF.Collections(inv, rq.tenant.Name, link)
 	if err != nil {
 		return err
 	}

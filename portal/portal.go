@@ -118,7 +118,7 @@ type Mailer interface {
 // InvoicePDF draws invoices as PDF documents. *invoicepdf.Renderer
 // implements it.
 type InvoicePDF interface {
-	Collections(inv billing.Invoice, issuer string) ([]byte, error)
+	Collections(inv billing.Invoice, issuer, hostedURL string) ([]byte, error)
 	Platform(inv contract.Invoice, tenantName string) ([]byte, error)
 }
 
