@@ -64,7 +64,7 @@ const (
 const (
 	sqlAPIKey = `SELECT k.*, u.email AS user_email, u.name AS user_name, u.created_at AS user_created_at FROM api_keys AS k JOIN users AS u ON u.id = k.user_id WHERE (k.secret_hash = $1)`
 
-	sqlMembership = `SELECT "membership_row"."tenant_id", "membership_row"."user_id", "membership_row"."role", "membership_row"."created_at" FROM "memberships" AS "membership_row" WHERE (tenant_id = $1) AND (user_id = $2)`
+	sqlMembership = `SELECT membership_row.*, t.test_clock FROM "memberships" AS "membership_row" JOIN tenants AS t ON t.id = membership_row.tenant_id WHERE (tenant_id = $1) AND (user_id = $2)`
 
 	sqlStateParts = `(SELECT 'tenant' AS kind, plan_id AS name, seats AS num, enabled_webhook_endpoints AS extra FROM tenants WHERE (id = $1)) UNION ALL (SELECT 'toggle', module, CASE WHEN enabled THEN 1 ELSE 0 END, NULL FROM module_toggles WHERE (tenant_id = $1)) UNION ALL (SELECT 'add_on', module, NULL, NULL FROM contract_add_ons WHERE (tenant_id = $1)) UNION ALL (SELECT 'limit', feature, lim, NULL FROM limit_overrides WHERE (tenant_id = $1)) UNION ALL (SELECT 'test', '', NULL, NULL FROM tenants WHERE (id = $1) AND (test))`
 
@@ -110,7 +110,8 @@ func (s *server) authenticate(r *http.Request, scope, perm string, what reads) (
 	case readsMembership:
 		var tid, uid string
 		var since time.Time
-		err = s.db.QueryRow(r.Context(), sqlMembership, c.tenantID, c.userID).Scan(&tid, &uid, &c.role, &since)
+		var clock *time.Time // a test tenant's clock; the bench has none
+		err = s.db.QueryRow(r.Context(), sqlMembership, c.tenantID, c.userID).Scan(&tid, &uid, &c.role, &since, &clock)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return caller{}, fail(http.StatusForbidden, "forbidden", "not a member of the key's tenant")
 		}

@@ -49,6 +49,7 @@ type invoice struct {
 	CreatedAt   time.Time         `json:"created_at"`
 	FinalizedAt *time.Time        `json:"finalized_at"`
 	PaidAt      *time.Time        `json:"paid_at"`
+	HostedURL   string            `json:"hosted_url,omitempty"`
 }
 
 // listResponse is tenantkit's list envelope.
@@ -188,6 +189,15 @@ func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) {
 		respondError(w, err)
 		return
 	}
+	shown := page[:min(len(page), limit)]
+	ptrs := make([]*invoice, len(shown))
+	for i := range shown {
+		ptrs[i] = &shown[i]
+	}
+	if err := s.withHostedURLs(r.Context(), c.tenantID, ptrs); err != nil {
+		respondError(w, err)
+		return
+	}
 	writePage(w, page, limit, func(inv invoice) string { return inv.ID })
 }
 
@@ -208,6 +218,10 @@ func (s *server) getInvoice(w http.ResponseWriter, r *http.Request) {
 		err = fail(http.StatusNotFound, "not_found", "invoice not found")
 	}
 	if err != nil {
+		respondError(w, err)
+		return
+	}
+	if err := s.withHostedURLs(r.Context(), c.tenantID, []*invoice{&inv.invoice}); err != nil {
 		respondError(w, err)
 		return
 	}
@@ -352,6 +366,10 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) {
 		return s.recordEventAfter(ctx, tx, []queued{insert}, actorOf(r, &c), c.tenantID, "invoice.created", "invoice", inv.ID, inv)
 	})
 	if err != nil {
+		respondError(w, err)
+		return
+	}
+	if err := s.withHostedURLs(ctx, c.tenantID, []*invoice{&inv}); err != nil {
 		respondError(w, err)
 		return
 	}

@@ -110,6 +110,9 @@ func (s *server) finalizeInvoice(w http.ResponseWriter, r *http.Request) {
 			inv.Number, inv.number = n, &n
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond)
+		if err := defaultDueDate(ctx, tx, c.tenantID, &inv, now); err != nil {
+			return err
+		}
 		inv.Status, inv.FinalizedAt = "open", &now
 		inv.settle(now)
 		if _, err := tx.Exec(ctx, sqlFinalizeInvoice,
@@ -124,7 +127,36 @@ func (s *server) finalizeInvoice(w http.ResponseWriter, r *http.Request) {
 		respondError(w, err)
 		return
 	}
+	if err := s.withHostedURLs(ctx, c.tenantID, []*invoice{&inv.invoice}); err != nil {
+		respondError(w, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, inv.invoice)
+}
+
+// sqlSettings reads the tenant's settings, as tenancy's store does.
+const sqlSettings = `SELECT "settings_row"."tenant_id", "settings_row"."payment_link_template", "settings_row"."invoice_footer", "settings_row"."reply_to_email", "settings_row"."default_payment_terms_days", "settings_row"."updated_at" FROM "tenant_settings" AS "settings_row" WHERE (tenant_id = $1)`
+
+// defaultDueDate gives a draft finalized at now without a due date the
+// tenant's default payment terms, as billing does.
+func defaultDueDate(ctx context.Context, tx pgx.Tx, tenantID string, inv *storedInvoice, now time.Time) error {
+	if inv.DueDate != "" {
+		return nil
+	}
+	var tid string
+	var link, footer, replyTo *string
+	var days *int
+	var updated time.Time
+	err := tx.QueryRow(ctx, sqlSettings, tenantID).Scan(&tid, &link, &footer, &replyTo, &days, &updated)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && days == nil) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	due := now.AddDate(0, 0, *days).Format(time.DateOnly)
+	inv.DueDate, inv.dueDate = due, &due
+	return nil
 }
 
 // payment has the JSON shape of billing.Payment.

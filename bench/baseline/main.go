@@ -104,6 +104,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	s.publicURL = "http://" + ln.Addr().String()
 	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -123,6 +124,9 @@ type server struct {
 	cat        *catalog.Catalog
 	plans      map[string]catalog.Plan
 	webhookKey []byte
+	// publicURL is where the hosted pages are: the URL of the listen
+	// address, as tenantkit's default public URL.
+	publicURL string
 	// noEvents skips the event log (--events=false): see recordEvent.
 	noEvents bool
 }

