@@ -4,15 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"runtime/debug"
 	"sync"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/webhook/outbound/riverqueue"
@@ -124,16 +121,15 @@ func ensureTemplate(base, name string, sources []database.Source) error {
 		drop()
 		return err
 	}
-	err = adminExec(ctx, base, "ALTER DATABASE "+building+" RENAME TO "+name)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // another process renamed its own first
+	if err := adminExec(ctx, base, "ALTER DATABASE "+building+" RENAME TO "+name); err != nil {
 		drop()
-		return nil
+		// Another process renamed its own into place first: use that one.
+		if exists, xerr := databaseExists(ctx, base, name); xerr == nil && exists {
+			return nil
+		}
+		return err
 	}
-	if err != nil {
-		drop()
-	}
-	return err
+	return nil
 }
 
 // databaseExists reports whether the server of base has database name.
