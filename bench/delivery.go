@@ -60,6 +60,7 @@ const (
 	deliveryClients   = 8  // mutations in flight while seeding
 	deliveryReplicas  = 2  // the most replicas measured
 	deliveryTimeout   = 5 * time.Minute
+	deliveryProfile   = 5 * time.Second // CPU profile of a replica's first seconds of draining (--profile)
 )
 
 // receiver counts what it gets by webhook-id and says when it has had
@@ -117,7 +118,10 @@ func (rc *receiver) counts() (distinct, dups int) {
 // deliveries are reported. The endpoints are deleted at the end: this runs
 // after the endpoint comparisons, whose tenants must have none (the
 // baseline dispatches to none).
-func measureDelivery(ctx context.Context, cfg config, bins binaries, dbURL string, fx *fixture, dir string) (*deliveryResult, error) {
+//
+// With profDir (a --profile build), the first replica of each run serves
+// pprof and a CPU profile of its first deliveryProfile is saved there.
+func measureDelivery(ctx context.Context, cfg config, bins binaries, dbURL string, fx *fixture, dir, profDir string) (*deliveryResult, error) {
 	if len(fx.Tenants) < deliveryTenants {
 		return nil, fmt.Errorf("delivery: %d tenants seeded, want %d", len(fx.Tenants), deliveryTenants)
 	}
@@ -135,7 +139,7 @@ func measureDelivery(ctx context.Context, cfg config, bins binaries, dbURL strin
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
-	admin, err := startDeliveryServer(ctx, bins, dbURL, dir, "admin", 0)
+	admin, err := startDeliveryServer(ctx, bins, dbURL, dir, "admin", 0, "")
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +170,7 @@ func measureDelivery(ctx context.Context, cfg config, bins binaries, dbURL strin
 	defer conn.Close(context.WithoutCancel(ctx))
 
 	for replicas := 1; replicas <= deliveryReplicas; replicas++ {
-		run, err := drain(ctx, bins, dbURL, dir, admin, conn, rc, tenants, events, res.Backlog, replicas, cfg.DeliveryWorkers)
+		run, err := drain(ctx, bins, dbURL, dir, profDir, admin, conn, rc, tenants, events, res.Backlog, replicas, cfg.DeliveryWorkers)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +184,7 @@ func measureDelivery(ctx context.Context, cfg config, bins binaries, dbURL strin
 // ticket creates of each tenant), checks that River holds them, starts
 // replicas delivering servers (workers each, 0: serve's default) and times them until the receiver has had
 // every one.
-func drain(ctx context.Context, bins binaries, dbURL, dir string, admin *proc, conn *pgx.Conn, rc *receiver,
+func drain(ctx context.Context, bins binaries, dbURL, dir, profDir string, admin *proc, conn *pgx.Conn, rc *receiver,
 	tenants []benchTenant, perTenant, backlog, replicas, workers int) (drainResult, error) {
 	out := drainResult{Replicas: replicas}
 	rc.reset(backlog)
@@ -198,12 +202,34 @@ func drain(ctx context.Context, bins binaries, dbURL, dir string, admin *proc, c
 	}
 
 	start = time.Now()
+	var profiled <-chan error
 	for i := range replicas {
-		p, err := startDeliveryServer(ctx, bins, dbURL, dir, fmt.Sprintf("%d-of-%d", i+1, replicas), cmp.Or(workers, -1))
+		pprofAddr := ""
+		if profDir != "" && i == 0 {
+			port, err := freePort()
+			if err != nil {
+				return out, err
+			}
+			pprofAddr = fmt.Sprintf("127.0.0.1:%d", port)
+		}
+		name := fmt.Sprintf("%d-of-%d", i+1, replicas)
+		p, err := startDeliveryServer(ctx, bins, dbURL, dir, name, cmp.Or(workers, -1), pprofAddr)
 		if err != nil {
 			return out, err
 		}
 		defer p.stop()
+		if pprofAddr != "" {
+			p.PprofURL = "http://" + pprofAddr
+			profiled = captureProfiles(ctx, p, deliveryProfile,
+				filepath.Join(profDir, "delivery-"+name+".cpu.pprof"), filepath.Join(profDir, "delivery-"+name+".heap.pprof"))
+		}
+	}
+	if profiled != nil {
+		defer func() {
+			if err := <-profiled; err != nil {
+				fmt.Printf("delivery profile: %v\n", err)
+			}
+		}()
 	}
 	select {
 	case <-rc.all:
@@ -256,8 +282,9 @@ func seedTickets(ctx context.Context, url string, tenants []benchTenant, perTena
 
 // startDeliveryServer starts a tenantkit server on dbURL that delivers
 // to 127.0.0.1 with workers workers (0: it only enqueues; -1: serve's
-// default), and waits until it is ready.
-func startDeliveryServer(ctx context.Context, bins binaries, dbURL, dir, name string, workers int) (*proc, error) {
+// default), and waits until it is ready; with pprofAddr, a profiling
+// build serves pprof there.
+func startDeliveryServer(ctx context.Context, bins binaries, dbURL, dir, name string, workers int, pprofAddr string) (*proc, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -267,7 +294,11 @@ func startDeliveryServer(ctx context.Context, bins binaries, dbURL, dir, name st
 	if workers >= 0 {
 		args = append(args, "--webhook-workers", strconv.Itoa(workers))
 	}
-	p, err := startProc("tenantkit", bins.Server, port, args, childEnv(), filepath.Join(dir, "tenantkit-delivery-"+name+".log"))
+	env := childEnv()
+	if pprofAddr != "" {
+		env = append(env, pprofEnv+"="+pprofAddr)
+	}
+	p, err := startProc("tenantkit", bins.Server, port, args, env, filepath.Join(dir, "tenantkit-delivery-"+name+".log"))
 	if err != nil {
 		return nil, err
 	}

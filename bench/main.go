@@ -240,7 +240,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer meterConn.Close(context.Background())
 	fx.meter = &meter{conn: meterConn}
 	if cfg.DeliveryOnly {
-		d, err := measureDelivery(ctx, cfg, bins, dbURL, fx, tmp)
+		profDir := ""
+		if cfg.Profile {
+			profDir = filepath.Join(resultsDir, "pprof-delivery-"+began.Format("20060102-150405"))
+			if err := os.MkdirAll(profDir, 0o755); err != nil {
+				return err
+			}
+			logf("delivery profiles in %s", profDir)
+		}
+		d, err := measureDelivery(ctx, cfg, bins, dbURL, fx, tmp, profDir)
 		if err != nil {
 			return err
 		}
@@ -352,7 +360,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	logf("delivery throughput (a backlog of %d deliveries drained by one replica, then two)", deliveryBacklog)
-	if rep.Delivery, err = measureDelivery(ctx, cfg, bins, dbURL, fx, tmp); err != nil {
+	if rep.Delivery, err = measureDelivery(ctx, cfg, bins, dbURL, fx, tmp, profDir); err != nil {
 		logf("delivery throughput: %v", err)
 	} else {
 		rep.Delivery.log(logf)

@@ -13,23 +13,30 @@ import (
 // its id alone (the queue holds the deliveries of every tenant), so their
 // statements are marked database.AcrossTenants.
 
-// Job implements outbound.DeliveryStore.
+// Job implements outbound.DeliveryStore: the delivery with its endpoint,
+// joined on the delivery's tenant, in one query.
 func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error) {
-	conn := s.conn(ctx)
-	var d deliveryRow
-	if err := database.AcrossTenants(conn.NewSelect().Model(&d)).Where("id = ?", deliveryID).Scan(ctx); err != nil {
+	var d jobRow
+	q := database.AcrossTenants(s.conn(ctx).NewSelect().Model(&d)).Relation("Endpoint").Where("?TableAlias.id = ?", deliveryID)
+	if err := q.Scan(ctx); err != nil {
 		return outbound.Job{}, translate(err)
 	}
-	var e endpointRow
-	if err := database.ForTenant(conn.NewSelect().Model(&e), d.TenantID).Where("id = ?", d.EndpointID).Scan(ctx); err != nil {
-		return outbound.Job{}, translate(err)
+	if d.Endpoint == nil {
+		return outbound.Job{}, outbound.ErrNotFound
 	}
-	ep, err := e.stored()
+	ep, err := d.Endpoint.stored()
 	if err != nil {
 		return outbound.Job{}, err
 	}
 	return outbound.Job{Delivery: d.delivery(), TenantID: d.TenantID, Attempts: d.AttemptCount,
 		RoundStart: d.RoundStart, Retries: d.Retries, Payload: []byte(d.Payload), Endpoint: ep}, nil
+}
+
+// jobRow is a delivery with its endpoint, the endpoint's tenant the
+// delivery's.
+type jobRow struct {
+	deliveryRow `bun:",extend"`
+	Endpoint    *endpointRow `bun:"rel:belongs-to,join:tenant_id=tenant_id,join:endpoint_id=id"`
 }
 
 // RecordAttempt implements outbound.DeliveryStore: the delivery's update claims

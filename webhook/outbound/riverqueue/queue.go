@@ -45,7 +45,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultWorkers     = 4
+	DefaultWorkers     = 32
 	DefaultRescueAfter = time.Minute
 	DefaultJobTimeout  = 15 * time.Second
 	DefaultFetchPoll   = time.Second
