@@ -50,6 +50,17 @@ type drainResult struct {
 	// the webhook-ids received more than once.
 	Lost       int `json:"lost"`
 	Duplicates int `json:"duplicates"`
+	// CPU is what the drain cost, from the replicas' start to the last
+	// delivery: the replicas, their Postgres backends, the machine (the
+	// bench's process is the receiver). Per delivery, it says more than
+	// the rate on a machine others share.
+	CPU cpuUse `json:"cpu"`
+}
+
+// perDelivery is the CPU of the replicas and of their Postgres backends
+// per delivery.
+func (r drainResult) perDelivery(backlog int) (server, postgres time.Duration) {
+	return r.CPU.Server / time.Duration(backlog), r.CPU.Postgres / time.Duration(backlog)
 }
 
 // Defaults of the delivery measurement.
@@ -60,7 +71,8 @@ const (
 	deliveryClients   = 8  // mutations in flight while seeding
 	deliveryReplicas  = 2  // the most replicas measured
 	deliveryTimeout   = 5 * time.Minute
-	deliveryProfile   = 5 * time.Second // CPU profile of a replica's first seconds of draining (--profile)
+	deliveryApp       = "tenantkit-delivery" // application_name of the measured replicas
+	deliveryProfile   = 5 * time.Second      // CPU profile of a replica's first seconds of draining (--profile)
 )
 
 // receiver counts what it gets by webhook-id and says when it has had
@@ -202,6 +214,8 @@ func drain(ctx context.Context, bins binaries, dbURL, dir, profDir string, admin
 	}
 
 	start = time.Now()
+	before := takeCPU(0, nil)
+	var procs []*proc
 	var profiled <-chan error
 	for i := range replicas {
 		pprofAddr := ""
@@ -218,6 +232,7 @@ func drain(ctx context.Context, bins binaries, dbURL, dir, profDir string, admin
 			return out, err
 		}
 		defer p.stop()
+		procs = append(procs, p)
 		if pprofAddr != "" {
 			p.PprofURL = "http://" + pprofAddr
 			profiled = captureProfiles(ctx, p, deliveryProfile,
@@ -237,6 +252,23 @@ func drain(ctx context.Context, bins binaries, dbURL, dir, profDir string, admin
 	case <-ctx.Done():
 		return out, ctx.Err()
 	}
+	after := takeCPU(0, nil)
+	for _, p := range procs {
+		after.Server += procCPU(strconv.Itoa(p.pid()))
+	}
+	// The replicas' connections are all theirs, opened since they started.
+	rows, err := conn.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = $1", deliveryApp)
+	if err != nil {
+		return out, err
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return out, err
+	}
+	for _, pid := range pids {
+		after.Postgres[int(pid)] = procCPU(strconv.Itoa(int(pid)))
+	}
+	out.CPU = before.until(after)
 	time.Sleep(500 * time.Millisecond) // late duplicates
 	distinct, dups := rc.counts()
 	out.Lost, out.Duplicates = backlog-distinct, dups
@@ -289,7 +321,11 @@ func startDeliveryServer(ctx context.Context, bins binaries, dbURL, dir, name st
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"serve", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--database-url", withParams(dbURL, "application_name=tenantkit"),
+	app := "tenantkit"
+	if workers != 0 {
+		app = deliveryApp
+	}
+	args := []string{"serve", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--database-url", withParams(dbURL, "application_name="+app),
 		"--migrate=false", "--rate-limit", "0", "--scheduler-interval", "0", "--webhook-allow-hosts", "127.0.0.1"}
 	if workers >= 0 {
 		args = append(args, "--webhook-workers", strconv.Itoa(workers))
@@ -340,9 +376,11 @@ func call(ctx context.Context, base, method, path, key, body string, want int, o
 // log prints each run's figures.
 func (d *deliveryResult) log(logf func(string, ...any)) {
 	for _, r := range d.Runs {
-		logf("delivery: %d replica(s), %s: %d deliveries (%d events × %d endpoints) drained in %s, %.0f/s (%s from the replicas' start; %d lost, %d duplicates; seeding took %s)",
+		server, postgres := r.perDelivery(d.Backlog)
+		logf("delivery: %d replica(s), %s: %d deliveries (%d events × %d endpoints) drained in %s, %.0f/s (%s from the replicas' start; %d lost, %d duplicates; seeding took %s); CPU per delivery: replicas %s, their Postgres backends %s; machine %.0f%% busy, %.0f%% of it others'",
 			r.Replicas, d.workers(), d.Backlog, d.Events, d.Endpoints, r.Elapsed.Round(time.Millisecond), r.PerSecond,
-			r.FromStart.Round(time.Millisecond), r.Lost, r.Duplicates, r.Seed.Round(time.Millisecond))
+			r.FromStart.Round(time.Millisecond), r.Lost, r.Duplicates, r.Seed.Round(time.Millisecond),
+			micros(server), micros(postgres), 100*ratio(float64(r.CPU.Busy), float64(r.CPU.Total)), 100*r.CPU.other())
 	}
 	logf("delivery: two replicas / one: %.2f×", d.Scaling)
 }
@@ -354,3 +392,6 @@ func (d *deliveryResult) workers() string {
 	}
 	return fmt.Sprintf("%d workers", d.Workers)
 }
+
+// micros writes d in microseconds.
+func micros(d time.Duration) string { return fmt.Sprintf("%d µs", d.Microseconds()) }

@@ -207,8 +207,10 @@ func (r *report) print(w io.Writer) {
 	}
 	if d := r.Delivery; d != nil {
 		for _, run := range d.Runs {
-			fmt.Fprintf(w, "- delivery, %d replica(s) (%s) draining %d queued deliveries (%d ticket creates × %d endpoints) to a receiver on 127.0.0.1: %.0f/s (%s from the first delivery to the last, %s from the replicas' start; %d lost, %d duplicates)\n",
-				run.Replicas, d.workers(), d.Backlog, d.Events, d.Endpoints, run.PerSecond, ms(run.Elapsed), ms(run.FromStart), run.Lost, run.Duplicates)
+			server, postgres := run.perDelivery(d.Backlog)
+			fmt.Fprintf(w, "- delivery, %d replica(s) (%s) draining %d queued deliveries (%d ticket creates × %d endpoints) to a receiver on 127.0.0.1: %.0f/s (%s from the first delivery to the last, %s from the replicas' start; %d lost, %d duplicates); CPU per delivery %s (replicas) + %s (their Postgres backends), others using %.0f%% of the machine\n",
+				run.Replicas, d.workers(), d.Backlog, d.Events, d.Endpoints, run.PerSecond, ms(run.Elapsed), ms(run.FromStart), run.Lost, run.Duplicates,
+				micros(server), micros(postgres), 100*run.CPU.other())
 		}
 	} else {
 		fmt.Fprintln(w, "- delivery throughput: not measured")
