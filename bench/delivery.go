@@ -55,6 +55,10 @@ type drainResult struct {
 	// bench's process is the receiver). Per delivery, it says more than
 	// the rate on a machine others share.
 	CPU cpuUse `json:"cpu"`
+	// Connections is how many connections the receiver accepted: a
+	// replica that keeps its connections alive opens about as many as it
+	// has workers.
+	Connections int64 `json:"connections"`
 }
 
 // perDelivery is the CPU of the replicas and of their Postgres backends
@@ -83,12 +87,21 @@ type receiver struct {
 	want        int
 	first, last time.Time
 	all         chan struct{}
+	conns       atomic.Int64 // connections accepted
 }
 
 func (rc *receiver) reset(want int) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.seen, rc.want, rc.first, rc.last, rc.all = map[string]int{}, want, time.Time{}, time.Time{}, make(chan struct{})
+	rc.conns.Store(0)
+}
+
+// connState counts the connections accepted.
+func (rc *receiver) connState(_ net.Conn, st http.ConnState) {
+	if st == http.StateNew {
+		rc.conns.Add(1)
+	}
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -147,7 +160,7 @@ func measureDelivery(ctx context.Context, cfg config, bins binaries, dbURL strin
 	}
 	rc := &receiver{}
 	rc.reset(res.Backlog)
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: rc}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: rc, ConnState: rc.connState}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
@@ -270,6 +283,7 @@ func drain(ctx context.Context, bins binaries, dbURL, dir, profDir string, admin
 	}
 	out.CPU = before.until(after)
 	time.Sleep(500 * time.Millisecond) // late duplicates
+	out.Connections = rc.conns.Load()
 	distinct, dups := rc.counts()
 	out.Lost, out.Duplicates = backlog-distinct, dups
 	if out.Lost > 0 {
@@ -377,9 +391,9 @@ func call(ctx context.Context, base, method, path, key, body string, want int, o
 func (d *deliveryResult) log(logf func(string, ...any)) {
 	for _, r := range d.Runs {
 		server, postgres := r.perDelivery(d.Backlog)
-		logf("delivery: %d replica(s), %s: %d deliveries (%d events × %d endpoints) drained in %s, %.0f/s (%s from the replicas' start; %d lost, %d duplicates; seeding took %s); CPU per delivery: replicas %s, their Postgres backends %s; machine %.0f%% busy, %.0f%% of it others'",
+		logf("delivery: %d replica(s), %s: %d deliveries (%d events × %d endpoints) drained in %s, %.0f/s (%s from the replicas' start; %d lost, %d duplicates; %d connections to the receiver; seeding took %s); CPU per delivery: replicas %s, their Postgres backends %s; machine %.0f%% busy, %.0f%% of it others'",
 			r.Replicas, d.workers(), d.Backlog, d.Events, d.Endpoints, r.Elapsed.Round(time.Millisecond), r.PerSecond,
-			r.FromStart.Round(time.Millisecond), r.Lost, r.Duplicates, r.Seed.Round(time.Millisecond),
+			r.FromStart.Round(time.Millisecond), r.Lost, r.Duplicates, r.Connections, r.Seed.Round(time.Millisecond),
 			micros(server), micros(postgres), 100*ratio(float64(r.CPU.Busy), float64(r.CPU.Total)), 100*r.CPU.other())
 	}
 	logf("delivery: two replicas / one: %.2f×", d.Scaling)
