@@ -261,10 +261,6 @@ func (g *Guard) dialContext(timeout time.Duration) func(ctx context.Context, net
 	}
 }
 
-// idleConns is how many idle connections the delivery client keeps, to
-// all receivers and to each.
-const idleConns = 128
-
 // control refuses a connection to an address deliveries may not reach.
 func (g *Guard) control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
@@ -279,19 +275,14 @@ func (g *Guard) control(_, address string, _ syscall.RawConn) error {
 
 // Client returns the HTTP client of deliveries: every dialled address
 // checked, no proxy, redirects not followed (a 3xx answer is what the
-// attempt records), and timeout for the whole request. Its connections
-// are kept alive, as many per receiver as a replica's workers may use at
-// once (riverqueue.DefaultWorkers and more): a connection closed after
-// each attempt would cost a dial, and a socket in TIME_WAIT, per
-// delivery. A kept connection goes to the address its dial was checked
-// for.
+// attempt records), and timeout for the whole request.
 func (g *Guard) Client(timeout time.Duration) *http.Client {
 	t := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           g.dialContext(timeout),
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          idleConns,
-		MaxIdleConnsPerHost:   idleConns,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   timeout,
 		ResponseHeaderTimeout: timeout,
