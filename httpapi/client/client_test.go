@@ -110,7 +110,7 @@ func TestInvoiceLifecycle(t *testing.T) {
 			t.Fatalf("listed %v, want %v", ids, want)
 		}
 
-		fin, err := c.FinalizeInvoiceWithResponse(ctx, draft.ID, nil)
+		fin, err := c.FinalizeInvoiceWithResponse(ctx, draft.ID, nil, client.FinalizeInvoiceJSONRequestBody{})
 		check(t, err)
 		if fin.JSON200 == nil || fin.JSON200.Status != client.InvoiceStatusOpen || fin.JSON200.Number == nil || fin.JSON200.FinalizedAt == nil {
 			t.Fatalf("finalize %s: %s %s", draft.ID, fin.Status(), fin.Body)
