@@ -21,7 +21,7 @@ func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error
 	if err := q.Scan(ctx); err != nil {
 		return outbound.Job{}, translate(err)
 	}
-	if d.Endpoint == nil {
+	if d.Endpoint == nil || d.Endpoint.ID == "" { // the join found none
 		return outbound.Job{}, outbound.ErrNotFound
 	}
 	ep, err := d.Endpoint.stored()
