@@ -36,8 +36,9 @@
 // 1, idle
 // and loaded RSS (VmHWM), the RSS of both servers through pile-ups made on
 // purpose (pileup.go), the database round trips per request of each
-// server, and the outbound webhooks' delivery throughput: events/s that one
-// tenantkit replica delivers to a receiver on 127.0.0.1 (delivery.go),
+// server, and the outbound webhooks' delivery throughput: how fast one
+// tenantkit replica, then two, drain a backlog of 10,000 queued
+// deliveries to a receiver on 127.0.0.1 (delivery.go),
 // and what the event log costs: the baseline with and without its event
 // write, on create invoice and webhook ingest, tenantkit beside them
 // (eventcost.go). The report opens with the issue's goals, each a ratio
@@ -97,12 +98,15 @@ type config struct {
 	// BillingRunOnly measures the platform billing run only.
 	BillingRunOnly bool `json:"billing_run_only,omitempty"`
 	// EventCostOnly measures the event log's cost only.
-	EventCostOnly bool    `json:"event_cost_only,omitempty"`
-	Only          string  `json:"only,omitempty"`
-	RateLimit     float64 `json:"tenantkit_rate_limit"`
-	TKURLParams   string  `json:"tenantkit_url_params,omitempty"`
-	TKFlags       string  `json:"tenantkit_flags,omitempty"`
-	Out           string  `json:"-"`
+	EventCostOnly bool `json:"event_cost_only,omitempty"`
+	// DeliveryWorkers is the measured replicas' --webhook-workers; 0:
+	// serve's default.
+	DeliveryWorkers int     `json:"delivery_workers,omitempty"`
+	Only            string  `json:"only,omitempty"`
+	RateLimit       float64 `json:"tenantkit_rate_limit"`
+	TKURLParams     string  `json:"tenantkit_url_params,omitempty"`
+	TKFlags         string  `json:"tenantkit_flags,omitempty"`
+	Out             string  `json:"-"`
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -117,7 +121,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.Quick, "quick", false, "small data set and short runs: a smoke test")
 	fs.BoolVar(&c.Profile, "profile", false, "build tenantkit with a pprof overlay and take CPU profiles of both servers (saved under bench/results/)")
 	fs.BoolVar(&c.Check, "check", false, "only check that the baseline runs tenantkit's statements (fairness.go), on the quick data set")
-	fs.BoolVar(&c.DeliveryOnly, "delivery", false, "only measure the outbound webhook delivery throughput (events/s delivered by one replica), on the quick data set")
+	fs.BoolVar(&c.DeliveryOnly, "delivery", false, "only measure the outbound webhook delivery throughput (how fast one replica, then two, drain a backlog of 10,000 deliveries), on the quick data set")
+	fs.IntVar(&c.DeliveryWorkers, "delivery-workers", 0, "--webhook-workers of the replicas whose delivery is measured (default: serve's default)")
 	fs.BoolVar(&c.BillingRunOnly, "billing-run", false, "only measure the platform billing run: `server billing run` over 10,000 tenants whose period ended (1,000 with --quick), its time and peak memory")
 	fs.BoolVar(&c.EventCostOnly, "event-cost", false, "only measure the event log's cost: the baseline with and without its event write, and tenantkit, on create invoice and webhook ingest (full-sized unless --quick)")
 	fs.StringVar(&c.Only, "only", "", "comma-separated endpoint names to run (default: all)")
@@ -235,12 +240,19 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer meterConn.Close(context.Background())
 	fx.meter = &meter{conn: meterConn}
 	if cfg.DeliveryOnly {
-		d, err := measureDelivery(ctx, cfg, bins, dbURL, fx, tmp)
+		profDir := ""
+		if cfg.Profile {
+			profDir = filepath.Join(resultsDir, "pprof-delivery-"+began.Format("20060102-150405"))
+			if err := os.MkdirAll(profDir, 0o755); err != nil {
+				return err
+			}
+			logf("delivery profiles in %s", profDir)
+		}
+		d, err := measureDelivery(ctx, cfg, bins, dbURL, fx, tmp, profDir)
 		if err != nil {
 			return err
 		}
-		logf("delivery: %d events delivered in %s (%.0f events/s; mutations took %s; %d duplicates)",
-			d.Events, d.Elapsed.Round(time.Millisecond), d.PerSecond, d.Mutations.Round(time.Millisecond), d.Duplicates)
+		d.log(logf)
 		return nil
 	}
 	if cfg.EventCostOnly {
@@ -347,11 +359,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		rep.Memory.BaseOpenLoop = max(rep.Memory.BaseOpenLoop, e.BaseHalf.PeakRSS)
 	}
 
-	logf("delivery throughput (one replica, %d workers)", deliveryWorkers)
-	if rep.Delivery, err = measureDelivery(ctx, cfg, bins, dbURL, fx, tmp); err != nil {
+	logf("delivery throughput (a backlog of %d deliveries drained by one replica, then two)", deliveryBacklog)
+	if rep.Delivery, err = measureDelivery(ctx, cfg, bins, dbURL, fx, tmp, profDir); err != nil {
 		logf("delivery throughput: %v", err)
 	} else {
-		logf("delivery: %d events delivered in %s (%.0f events/s)", rep.Delivery.Events, rep.Delivery.Elapsed.Round(time.Millisecond), rep.Delivery.PerSecond)
+		rep.Delivery.log(logf)
 	}
 
 	for i := range rep.Profiles {

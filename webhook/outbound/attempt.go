@@ -192,7 +192,13 @@ func (s *Service) settle(ctx context.Context, job Job, a Attempt) (Outcome, erro
 		}
 	}
 	out := Outcome{Done: true}
-	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+	record := s.tx.InTx
+	if a.Status == DeliverySucceeded && job.Endpoint.FailingSince == nil {
+		// Only the attempt to write: the store may do it without a
+		// transaction of ours (bunstore, on Postgres, in one statement).
+		record = func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
+	}
+	err := record(ctx, func(ctx context.Context) error {
 		next, err := s.deliveries.RecordAttempt(ctx, rec)
 		if err != nil {
 			return err

@@ -282,7 +282,7 @@ func (g *Guard) Client(timeout time.Duration) *http.Client {
 		DialContext:           g.dialContext(timeout),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   4,
+		MaxIdleConnsPerHost:   100, // a replica's workers reuse their connections to a receiver (docs/performance.md)
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   timeout,
 		ResponseHeaderTimeout: timeout,

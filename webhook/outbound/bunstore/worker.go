@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/tenantkit/tenantkit/internal/database"
 	"github.com/tenantkit/tenantkit/webhook/outbound"
 )
@@ -14,23 +16,30 @@ import (
 // statements are marked database.AcrossTenants; once the delivery is read
 // (Job), its tenant confines the rest (RecordAttempt).
 
-// Job implements outbound.DeliveryStore.
+// Job implements outbound.DeliveryStore: the delivery with its endpoint,
+// joined on the delivery's tenant, in one query.
 func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error) {
-	conn := s.conn(ctx)
-	var d deliveryRow
-	if err := database.AcrossTenants(conn.NewSelect().Model(&d)).Where("id = ?", deliveryID).Scan(ctx); err != nil {
+	var d jobRow
+	q := database.AcrossTenants(s.conn(ctx).NewSelect().Model(&d)).Relation("Endpoint").Where("?TableAlias.id = ?", deliveryID)
+	if err := q.Scan(ctx); err != nil {
 		return outbound.Job{}, translate(err)
 	}
-	var e endpointRow
-	if err := database.ForTenant(conn.NewSelect().Model(&e), d.TenantID).Where("id = ?", d.EndpointID).Scan(ctx); err != nil {
-		return outbound.Job{}, translate(err)
+	if d.Endpoint == nil || d.Endpoint.ID == "" { // the join found none
+		return outbound.Job{}, outbound.ErrNotFound
 	}
-	ep, err := e.stored()
+	ep, err := d.Endpoint.stored()
 	if err != nil {
 		return outbound.Job{}, err
 	}
 	return outbound.Job{Delivery: d.delivery(), TenantID: d.TenantID, Attempts: d.AttemptCount,
 		RoundStart: d.RoundStart, Retries: d.Retries, Payload: []byte(d.Payload), Endpoint: ep}, nil
+}
+
+// jobRow is a delivery with its endpoint, the endpoint's tenant the
+// delivery's.
+type jobRow struct {
+	deliveryRow `bun:",extend"`
+	Endpoint    *endpointRow `bun:"rel:belongs-to,join:tenant_id=tenant_id,join:endpoint_id=id"`
 }
 
 // RecordAttempt implements outbound.DeliveryStore: the delivery's update claims
@@ -39,19 +48,13 @@ func (s *Store) Job(ctx context.Context, deliveryID string) (outbound.Job, error
 // asks for the retries it began with; when a retry came in meanwhile, a
 // second update records the attempt and leaves the retry's due time.
 func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) (*time.Time, error) {
+	if r.Attempt.Status == outbound.DeliverySucceeded && database.IsPostgres(s.db) {
+		return nil, s.recordSucceeded(ctx, r)
+	}
 	var next *time.Time
 	err := database.JoinTx(ctx, s.db, func(ctx context.Context) error {
 		conn := s.conn(ctx)
-		at := r.Attempt.AttemptedAt.UTC()
-		q := database.ForTenant(conn.NewUpdate().Model((*deliveryRow)(nil)), r.TenantID).
-			Set("status = ?", r.Status).Set("next_attempt_at = ?", utc(r.NextAttemptAt)).
-			Set("attempt_count = ?", r.Attempt.Number).Set("updated_at = ?", at).
-			Where("id = ?", r.DeliveryID).Where("status = ?", outbound.DeliveryPending).
-			Where("attempt_count = ?", r.Attempt.Number-1)
-		if r.Attempt.Status != outbound.DeliverySucceeded {
-			q = q.Where("retries = ?", r.Retries)
-		}
-		res, err := q.Exec(ctx)
+		res, err := s.claim(conn, r).Exec(ctx)
 		switch err := affected(res, err, outbound.ErrConflict); {
 		case err == nil:
 			next = utc(r.NextAttemptAt)
@@ -63,7 +66,8 @@ func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) (*t
 			return err
 		}
 		row := attemptRow{TenantID: r.TenantID, DeliveryID: r.DeliveryID, Number: r.Attempt.Number, Status: r.Attempt.Status,
-			HTTPStatus: r.Attempt.HTTPStatus, LatencyMS: r.Attempt.LatencyMS, Response: r.Attempt.Response, AttemptedAt: at}
+			HTTPStatus: r.Attempt.HTTPStatus, LatencyMS: r.Attempt.LatencyMS, Response: r.Attempt.Response,
+			AttemptedAt: r.Attempt.AttemptedAt.UTC()}
 		_, err = conn.NewInsert().Model(&row).Exec(ctx)
 		return translate(err)
 	})
@@ -71,6 +75,37 @@ func (s *Store) RecordAttempt(ctx context.Context, r outbound.AttemptRecord) (*t
 		return nil, err
 	}
 	return next, nil
+}
+
+// claim is the update that sets the delivery's status and next attempt
+// provided r is its next attempt: pending, r's number next and, for a
+// failed attempt, no retry since it began.
+func (s *Store) claim(conn bun.IDB, r outbound.AttemptRecord) *bun.UpdateQuery {
+	q := database.ForTenant(conn.NewUpdate().Model((*deliveryRow)(nil)), r.TenantID).
+		Set("status = ?", r.Status).Set("next_attempt_at = ?", utc(r.NextAttemptAt)).
+		Set("attempt_count = ?", r.Attempt.Number).Set("updated_at = ?", r.Attempt.AttemptedAt.UTC()).
+		Where("id = ?", r.DeliveryID).Where("status = ?", outbound.DeliveryPending).
+		Where("attempt_count = ?", r.Attempt.Number-1)
+	if r.Attempt.Status != outbound.DeliverySucceeded {
+		q = q.Where("retries = ?", r.Retries)
+	}
+	return q
+}
+
+// recordSucceeded records successful attempt r on Postgres in one
+// statement, the claim and the attempt's insert, so that it needs no
+// transaction of its own: the attempt is written only when the claim
+// updates the delivery (whose updated_at is the attempt's time);
+// ErrConflict when it does not.
+func (s *Store) recordSucceeded(ctx context.Context, r outbound.AttemptRecord) error {
+	conn := s.conn(ctx)
+	a := r.Attempt
+	claim := s.claim(conn, r).Returning("tenant_id, id AS delivery_id, ? AS number, ? AS status, ? AS http_status, ? AS latency_ms, ? AS response, updated_at AS attempted_at",
+		a.Number, a.Status, a.HTTPStatus, a.LatencyMS, a.Response)
+	q := database.AcrossTenants(conn.NewInsert()).With("claimed", claim).Table("webhook_attempts", "claimed").
+		Column("tenant_id", "delivery_id", "number", "status", "http_status", "latency_ms", "response", "attempted_at")
+	res, err := q.Exec(ctx)
+	return affected(res, err, outbound.ErrConflict)
 }
 
 // recordRetried counts failed attempt r of a delivery retried while it

@@ -225,7 +225,7 @@ func testAttempts(t *testing.T, b Backend) {
 		t.Fatalf("RecordAttempt 1 again = %v, want ErrConflict", err)
 	}
 	second := outbound.AttemptRecord{TenantID: tenantA, DeliveryID: d.ID, Status: outbound.DeliverySucceeded,
-		Attempt: outbound.Attempt{Number: 2, Status: outbound.DeliverySucceeded, HTTPStatus: 204, AttemptedAt: next}}
+		Attempt: outbound.Attempt{Number: 2, Status: outbound.DeliverySucceeded, HTTPStatus: 204, LatencyMS: 7, Response: "ok", AttemptedAt: next}}
 	if got, err := b.Deliveries.RecordAttempt(ctx, second); err != nil || got != nil {
 		t.Fatalf("RecordAttempt 2 = %v, %v; want no next attempt", got, err)
 	}
@@ -239,7 +239,7 @@ func testAttempts(t *testing.T, b Backend) {
 		t.Fatalf("Delivery: %v", err)
 	}
 	if got.Status != outbound.DeliverySucceeded || got.NextAttemptAt != nil || len(got.Attempts) != 2 ||
-		got.Attempts[0] != first.Attempt || got.Attempts[1].HTTPStatus != 204 {
+		got.Attempts[0] != first.Attempt || got.Attempts[1] != second.Attempt {
 		t.Fatalf("Delivery = %+v", got)
 	}
 	ds, more, err := b.Deliveries.Deliveries(ctx, tenantA, e.ID, outbound.Page{Limit: 10})

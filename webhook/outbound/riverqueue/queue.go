@@ -45,7 +45,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultWorkers     = 4
+	DefaultWorkers     = 32
 	DefaultRescueAfter = time.Minute
 	DefaultJobTimeout  = 15 * time.Second
 	DefaultFetchPoll   = time.Second
@@ -66,7 +66,10 @@ type Attempter interface {
 
 // Options tune a Queue. The zero value is a production setting.
 type Options struct {
-	// Workers is how many attempts this replica makes at once (default 4).
+	// Workers is how many attempts this replica makes at once (default
+	// 32). A worker mostly waits for the receiver, holding no database
+	// connection: a replica makes at most Workers attempts per receiver
+	// answer time.
 	// A replica that should deliver nothing does not Start its Queue; it
 	// can still Enqueue.
 	Workers int
