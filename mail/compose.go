@@ -129,7 +129,7 @@ func say(kind Kind, inv billing.Invoice, tenant, link string, attached bool) con
 // writeHeader writes h in a stable order, then the blank line.
 func writeHeader(w io.Writer, h textproto.MIMEHeader) {
 	for _, k := range []string{"From", "To", "Reply-To", "Subject", "Date", "Message-ID", "MIME-Version",
-		"Auto-Submitted", "Content-Type", "Content-Transfer-Encoding", "Content-Disposition"} {
+		"Auto-Submitted", "Content-Type"} {
 		for _, v := range h.Values(k) {
 			fmt.Fprintf(w, "%s: %s\r\n", k, v)
 		}
