@@ -128,7 +128,10 @@ type App struct {
 
 	db          *bun.DB
 	idempotency *idempotencystore.Store
-	tracer      trace.TracerProvider
+	// tracer is WithTracerProvider's, nil without it: the API then skips
+	// its tracing middleware rather than run it on a provider that records
+	// nothing.
+	tracer trace.TracerProvider
 }
 
 // New builds every service on db, with the plans of cat. Apply Migrate to
@@ -174,7 +177,7 @@ func New(db *bun.DB, cat *catalog.Catalog, opts ...Option) (*App, error) {
 		InvoicePDF:     invoicepdf.New(invoicepdf.WithPlatformName(o.platformName)),
 		db:             db,
 		idempotency:    idempotencystore.New(db),
-		tracer:         o.tracerProvider(),
+		tracer:         o.tracer,
 	}
 	qopts := o.deliveries
 	if o.mail != nil {

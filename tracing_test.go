@@ -144,3 +144,14 @@ func TestTracing(t *testing.T) {
 		}
 	})
 }
+
+// TestTracingOffWithoutProvider: without WithTracerProvider the API gets
+// no tracer, so it runs no tracing middleware at all (not one on a
+// provider that records nothing).
+func TestTracingOffWithoutProvider(t *testing.T) {
+	dbtest.EachApp(t, func(t *testing.T, _ *bun.DB, app *tenantkit.App) {
+		if tp := app.HTTPConfig().Tracer; tp != nil {
+			t.Fatalf("HTTPConfig().Tracer = %T, want nil without WithTracerProvider", tp)
+		}
+	})
+}
