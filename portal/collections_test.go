@@ -132,6 +132,9 @@ func TestPortalCollections(t *testing.T) {
 				t.Error("the draft is still there")
 			}
 			alice.post("/portal/invoices/inv_nonsense/delete", url.Values{"csrf_token": {alice.csrf()}, "confirm": {"yes"}}, http.StatusNotFound)
+			for _, path := range []string{"inv_nonsense", strings.ToUpper(inv.ID), inv.ID + "0", "inv_"} {
+				alice.get("/portal/invoices/"+path, http.StatusNotFound)
+			}
 		})
 
 		t.Run("Customers", func(t *testing.T) {

@@ -3,11 +3,11 @@ package portal
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/catalog"
+	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
 
@@ -128,11 +128,11 @@ func withoutAmounts(n tenancy.Notification) tenancy.Notification {
 // markRead marks one of the tenant's notifications read (another
 // tenant's, or no notification, is a 404 page).
 func (h *Handler) markRead(w http.ResponseWriter, r *http.Request, rq *request) error {
-	id := r.PathValue("id")
-	if !strings.HasPrefix(id, "ntf_") || len(id) > 64 {
+	notificationID := r.PathValue("id")
+	if !id.Valid(id.Notification, notificationID) {
 		return tenancy.ErrNotFound
 	}
-	if _, err := h.cfg.Notifications.MarkRead(r.Context(), rq.membership.TenantID, id); err != nil {
+	if _, err := h.cfg.Notifications.MarkRead(r.Context(), rq.membership.TenantID, notificationID); err != nil {
 		return err
 	}
 	http.Redirect(w, r, h.cfg.BasePath+"/?done=read", http.StatusSeeOther)

@@ -9,6 +9,7 @@ import (
 	"github.com/tenantkit/tenantkit/billing"
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/mail"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -49,11 +50,11 @@ type invoicePage struct {
 
 // invoice reads the invoice of the request's path, the tenant's only.
 func (h *Handler) invoice(r *http.Request, rq *request) (billing.Invoice, error) {
-	id := r.PathValue("id")
-	if !strings.HasPrefix(id, "inv_") || len(id) > 64 {
+	invoiceID := r.PathValue("id")
+	if !id.Valid(id.Invoice, invoiceID) {
 		return billing.Invoice{}, billing.ErrNotFound
 	}
-	return h.cfg.Invoices.Get(r.Context(), rq.membership.TenantID, id)
+	return h.cfg.Invoices.Get(r.Context(), rq.membership.TenantID, invoiceID)
 }
 
 // invoicePageOf gathers the page of inv: its ledger, hosted link, emails

@@ -10,6 +10,7 @@ import (
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/tenancy"
 	"github.com/tenantkit/tenantkit/tenancy/contract"
 )
@@ -212,11 +213,11 @@ func (h *Handler) submitContract(w http.ResponseWriter, r *http.Request, rq *req
 }
 
 func (h *Handler) cancelContract(w http.ResponseWriter, r *http.Request, rq *request) error {
-	id := r.PathValue("id")
-	if !strings.HasPrefix(id, "ccr_") || len(id) > 64 {
+	requestID := r.PathValue("id")
+	if !id.Valid(id.Contract, requestID) {
 		return contract.ErrRequestNotFound
 	}
-	_, err := h.cfg.Contracts.Cancel(r.Context(), rq.membership, id)
+	_, err := h.cfg.Contracts.Cancel(r.Context(), rq.membership, requestID)
 	if err == nil {
 		http.Redirect(w, r, h.cfg.BasePath+"/contracts?done=cancelled", http.StatusSeeOther)
 		return nil

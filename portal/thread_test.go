@@ -98,7 +98,10 @@ func TestPortalTicketThread(t *testing.T) {
 		t.Run("OtherTenantsTicketIsNotFound", func(t *testing.T) {
 			c := e.signIn(t, "alice@acme.test")
 			c.get("/portal/tickets/"+other.ID, http.StatusNotFound)
-			c.get("/portal/tickets/nonsense", http.StatusNotFound)
+			// Not ids at all: upper case, one character too many, a bare prefix.
+			for _, path := range []string{"nonsense", strings.ToUpper(own.ID), own.ID + "0", "tkt_"} {
+				c.get("/portal/tickets/"+path, http.StatusNotFound)
+			}
 			for _, tc := range []struct {
 				action string
 				form   url.Values

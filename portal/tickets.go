@@ -7,12 +7,12 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tenantkit/tenantkit/catalog"
 	"github.com/tenantkit/tenantkit/field"
 	"github.com/tenantkit/tenantkit/httpapi"
+	"github.com/tenantkit/tenantkit/internal/id"
 	"github.com/tenantkit/tenantkit/support"
 	"github.com/tenantkit/tenantkit/tenancy"
 )
@@ -144,11 +144,11 @@ func (h *Handler) ticket(r *http.Request, rq *request) (support.Ticket, error) {
 	if err := h.cfg.Entitlements.RequireModule(r.Context(), rq.membership.TenantID, catalog.ModuleTickets); err != nil {
 		return support.Ticket{}, err
 	}
-	id := r.PathValue("id")
-	if !strings.HasPrefix(id, "tkt_") || len(id) > 64 {
+	ticketID := r.PathValue("id")
+	if !id.Valid(id.Ticket, ticketID) {
 		return support.Ticket{}, support.ErrNotFound
 	}
-	return h.cfg.Tickets.Get(r.Context(), rq.membership.TenantID, id)
+	return h.cfg.Tickets.Get(r.Context(), rq.membership.TenantID, ticketID)
 }
 
 // ticketPageOf gathers the thread of t and what rq may do with it.
